@@ -1,0 +1,224 @@
+"""The engine interface every game implements, and the vocabulary it is written in.
+
+A game is a set of pure functions over immutable states (OpenSpiel's game/state split,
+python-chess's ``legal_moves``/``push``/``outcome``). The four verbs are the same for every game:
+
+- ``legal_moves(state)``: the moves the player to move may make, each position listed apart;
+- ``apply(state, move)``: the state after the move (the input is never changed), or
+  :class:`IllegalMoveError`;
+- ``outcome(state)``: ``None`` while the hand goes on, else a :class:`HandOutcome`;
+- ``view(state, seat)``: what one seat may know, with no other seat's tiles and no stock order.
+
+Pure: no I/O, no clock, no randomness except ``tiles.shuffled_set(seed)`` in a deal.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from arena.games.tiles import Tile, tile_str
+
+
+class Move(NamedTuple):
+    """One action. ``kind`` is ``"play"``, ``"draw"`` or ``"pass"``.
+
+    A play names the ``tile`` (canonical ``(low, high)``), the ``end`` by position (``"left"``,
+    ``"right"`` in Matador; ``None`` for the lead) and ``out``, the half that faces outward after
+    the play (the new value of that end; for the lead, the high half).
+    """
+
+    kind: str
+    tile: Tile | None = None
+    end: str | None = None
+    out: int | None = None
+
+    def __str__(self) -> str:
+        if self.kind != "play" or self.tile is None:
+            return self.kind.upper()
+        where = "lead" if self.end is None else f"on {self.end}"
+        return f"{tile_str(self.tile)} {where}, {self.out} out"
+
+
+DRAW = Move("draw")
+PASS = Move("pass")
+
+
+def play(tile: Tile, end: str | None, out: int) -> Move:
+    """Build a play move (``tile`` must already be canonical ``(low, high)``)."""
+    return Move("play", tile, end, out)
+
+
+class HandEnd(enum.Enum):
+    """How a hand ended."""
+
+    DOMINO = "domino"  #: a player played the last tile of the hand
+    BLOCK = "block"  #: nobody could move any more
+    TARGET = "target"  #: a score reached the match target during the hand (Fives)
+
+
+@dataclass(frozen=True, slots=True)
+class HandOutcome:
+    """The result of a finished hand.
+
+    Attributes:
+        kind: how the hand ended.
+        winners: the seat that won the hand, or several seats on a drawn block, in seat order.
+        award: the points each seat scored at the end of the hand (a drawn block awards nothing).
+        scores: the match scores after the hand, per seat.
+        pips: the pips left in each hand.
+    """
+
+    kind: HandEnd
+    winners: tuple[int, ...]
+    award: tuple[int, ...]
+    scores: tuple[int, ...]
+    pips: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PublicEvent:
+    """One entry of a hand's public history: what every seat saw happen.
+
+    A draw is public, the drawn tile is not: ``move`` is then ``DRAW`` for everybody.
+    """
+
+    seat: int
+    move: Move
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """Everything one seat may know about a hand in progress (and nothing more).
+
+    Attributes:
+        seat: the seat this view belongs to.
+        players: number of seats.
+        to_move: the seat to act, or ``None`` when the hand is over.
+        hand: this seat's tiles, canonical order.
+        hand_counts: how many tiles each seat holds.
+        boneyard_size: tiles left in the boneyard (drawable or not).
+        layout: the placed tiles as an oriented chain read from the left end to the right end,
+            each as ``(left_half, right_half)``.
+        ends: the open ends as ``(position, value)`` pairs, empty before the lead.
+        scores: match scores per seat, this hand's awards not yet included.
+        history: the public history of the hand.
+        legal: the legal moves when this seat is to move, else empty.
+        retired: seats that have been retired from the match (they pass from then on).
+    """
+
+    seat: int
+    players: int
+    to_move: int | None
+    hand: tuple[Tile, ...]
+    hand_counts: tuple[int, ...]
+    boneyard_size: int
+    layout: tuple[tuple[int, int], ...]
+    ends: tuple[tuple[str, int], ...]
+    scores: tuple[int, ...]
+    history: tuple[PublicEvent, ...]
+    legal: tuple[Move, ...]
+    retired: tuple[int, ...]
+
+
+class IllegalMoveError(ValueError):
+    """A well-formed move that the rules do not allow in this position."""
+
+    def __init__(self, move: Move, legal: tuple[Move, ...], ends: tuple[tuple[str, int], ...]):
+        self.move = move
+        self.legal = legal
+        self.ends = ends
+        ends_text = ", ".join(f"{p}={v}" for p, v in ends) or "none (the lead)"
+        legal_text = "; ".join(str(m) for m in legal) or "none"
+        super().__init__(
+            f"illegal move {move}: open ends {ends_text}; legal moves: {legal_text}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The tiles of one hand: each seat's hand in seat order and the boneyard, top first."""
+
+    hands: tuple[tuple[Tile, ...], ...]
+    boneyard: tuple[Tile, ...]
+
+
+class GameState(Protocol):
+    """What every game's state offers (states are immutable; ``apply`` returns a new one)."""
+
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def to_move(self) -> int | None: ...
+
+    @property
+    def scores(self) -> tuple[int, ...]: ...
+
+    def legal_moves(self) -> tuple[Move, ...]: ...
+
+    def apply(self, move: Move) -> GameState: ...
+
+    def outcome(self) -> HandOutcome | None: ...
+
+    def view(self, seat: int) -> SeatView: ...
+
+    def deal(self) -> Deal: ...
+
+    def retire(self, seat: int) -> GameState: ...
+
+
+S = TypeVar("S", bound=GameState)
+
+
+def legal_moves(state: GameState) -> tuple[Move, ...]:
+    """The legal moves of the player to move (empty when the hand is over)."""
+    return state.legal_moves()
+
+
+def apply(state: S, move: Move) -> S:
+    """The state after ``move``; raises :class:`IllegalMoveError` for a move not in ``legal_moves``."""
+    return state.apply(move)  # type: ignore[return-value]
+
+
+def outcome(state: GameState) -> HandOutcome | None:
+    """``None`` while the hand goes on, else how it ended and who scored."""
+    return state.outcome()
+
+
+def view(state: GameState, seat: int) -> SeatView:
+    """What ``seat`` may know about the hand: its own tiles, public facts, its legal moves."""
+    return state.view(seat)
+
+
+class Game(Protocol):
+    """A game: its name, how to read its rules, and how to start a hand."""
+
+    name: str
+
+    def parse_rules(self, raw: dict[str, Any]) -> Any: ...
+
+    def rules_dict(self, rules: Any) -> dict[str, Any]: ...
+
+    def deal(self, rules: Any, players: int, seed: int) -> Deal: ...
+
+    def start_hand(
+        self,
+        rules: Any,
+        players: int,
+        deal: Deal,
+        scores: tuple[int, ...] | None = None,
+        retired: frozenset[int] = frozenset(),
+    ) -> GameState: ...
+
+
+def derive_seed(seed: int, *parts: object) -> int:
+    """A 63-bit seed derived from a match seed and a purpose, the same on every machine.
+
+    ``derive_seed(s, "deal", 3)`` is the seed of hand 3's deal; ``derive_seed(s, "bot", 1)`` is
+    the seed given to the bot in seat 1.
+    """
+    text = ":".join(str(p) for p in (seed, *parts))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1

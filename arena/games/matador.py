@@ -1,0 +1,553 @@
+"""Matador (Russian dominoes), exactly as SPEC.md section 1, with every variant flag.
+
+Ends join when the touching halves sum to seven; blanks are closed to all but the matadors
+(0-0, 6-1, 5-2, 4-3), which go anywhere at any time with the outward half of the player's
+choice. docs/rules.md states every rule as implemented here.
+
+The state is immutable: :meth:`MatadorState.apply` builds a new one. Hands are bit sets over the
+28 tile indices of :mod:`arena.games.tiles`, and the legal moves come from tables built once at
+import, because random playouts (benchmarks, bots' helpers, the verifier) call them millions of
+times.
+
+Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in :func:`deal`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from arena.games.api import (
+    DRAW,
+    PASS,
+    Deal,
+    HandEnd,
+    HandOutcome,
+    IllegalMoveError,
+    Move,
+    PublicEvent,
+    SeatView,
+    play,
+)
+from arena.games.tiles import (
+    ALL_TILES,
+    PIPS,
+    TILE_INDEX,
+    Tile,
+    highest,
+    indices_of,
+    make_tile,
+    mask_of,
+    shuffled_set,
+    tiles_of,
+)
+
+LEFT = "left"
+RIGHT = "right"
+
+MATADOR_TILES: tuple[Tile, ...] = ((0, 0), (1, 6), (2, 5), (3, 4))
+MATADOR_MASK: int = mask_of(MATADOR_TILES)
+
+HandSize = Literal[5, 7, "9-n"]
+Lead = Literal["any", "highest_double"]
+DrawWhenPlayable = Literal["matador_only", "never", "always"]
+DrawMode = Literal["until_playable", "one_then_pass"]
+
+_FLAG_VALUES: dict[str, tuple[object, ...]] = {
+    "hand_size": (5, 7, "9-n"),
+    "lead": ("any", "highest_double"),
+    "draw_when_playable": ("matador_only", "never", "always"),
+    "reserve": (0, 2),
+    "draw_mode": ("until_playable", "one_then_pass"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MatadorRules:
+    """The Matador variant flags (SPEC.md 1.3, 1.4, 1.9); defaults follow the SPEC."""
+
+    hand_size: HandSize = 5
+    lead: Lead = "any"
+    draw_when_playable: DrawWhenPlayable = "matador_only"
+    reserve: Literal[0, 2] = 0
+    draw_mode: DrawMode = "until_playable"
+
+    def __post_init__(self) -> None:
+        for name, allowed in _FLAG_VALUES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or value not in allowed:
+                choices = ", ".join(repr(a) for a in allowed)
+                raise ValueError(f"matador rule {name}={value!r} is not one of {choices}")
+
+    def tiles_per_hand(self, players: int) -> int:
+        """How many tiles each of ``players`` seats is dealt."""
+        if self.hand_size == "9-n":
+            return 9 - players
+        return self.hand_size
+
+
+def _build_tables() -> tuple[tuple[int, ...], tuple[tuple[tuple[tuple[Move, ...], ...], ...], ...]]:
+    """Per end value: the mask of tiles playable there, and per (side, value, tile) the moves."""
+    playable = []
+    moves_by_side: list[tuple[tuple[tuple[Move, ...], ...], ...]] = []
+    for e in range(7):
+        mask = 0
+        for i, (a, b) in enumerate(ALL_TILES):
+            if (a, b) in MATADOR_TILES or a + e == 7 or b + e == 7:
+                mask |= 1 << i
+        playable.append(mask)
+    for side in (LEFT, RIGHT):
+        per_value = []
+        for e in range(7):
+            per_tile = []
+            for a, b in ALL_TILES:
+                tile = (a, b)
+                if tile in MATADOR_TILES:
+                    outs = (a,) if a == b else (a, b)
+                else:
+                    # a + e == 7 puts b outward; b + e == 7 puts a outward (one of them at most,
+                    # except for a double, whose two halves are the same end).
+                    outs = tuple(sorted({o for o, touch in ((b, a), (a, b)) if touch + e == 7}))
+                per_tile.append(tuple(play(tile, side, o) for o in outs))
+            per_value.append(tuple(per_tile))
+        moves_by_side.append(tuple(per_value))
+    return tuple(playable), tuple(moves_by_side)
+
+
+_PLAYABLE, _MOVES = _build_tables()
+_LEFT_MOVES, _RIGHT_MOVES = _MOVES
+_LEAD_MOVES: tuple[Move, ...] = tuple(play(t, None, t[1]) for t in ALL_TILES)
+
+
+class MatadorState:
+    """One hand of Matador in progress (immutable; build the first with :func:`start_hand`).
+
+    ``scores`` are the match scores when the hand started; the hand's award is in
+    :meth:`outcome`.
+    """
+
+    __slots__ = (
+        "_history",
+        "_legal",
+        "_outcome",
+        "drew",
+        "hands",
+        "lead_tile",
+        "leader",
+        "left",
+        "passes",
+        "players",
+        "retired",
+        "right",
+        "rules",
+        "scores",
+        "stock",
+        "stock_pos",
+        "to_move",
+    )
+
+    game = "matador"
+
+    rules: MatadorRules
+    players: int
+    hands: tuple[int, ...]
+    stock: tuple[int, ...]
+    stock_pos: int
+    left: int
+    right: int
+    to_move: int | None
+    passes: int
+    drew: bool
+    leader: int
+    lead_tile: int
+    scores: tuple[int, ...]
+    retired: int
+    _history: tuple[Any, ...] | None
+    _legal: tuple[Move, ...] | None
+    _outcome: HandOutcome | None
+
+    def __repr__(self) -> str:
+        ends = "lead" if self.left < 0 else f"ends {self.left}|{self.right}"
+        return (
+            f"<MatadorState {self.players}p {ends} to_move={self.to_move} "
+            f"boneyard={self.boneyard_size}>"
+        )
+
+    # -- derived facts -------------------------------------------------------------------------
+
+    @property
+    def boneyard_size(self) -> int:
+        """Tiles left in the boneyard (the reserve included)."""
+        return len(self.stock) - self.stock_pos
+
+    @property
+    def ends(self) -> tuple[tuple[str, int], ...]:
+        """The open ends as ``(position, value)``; empty before the lead."""
+        if self.left < 0:
+            return ()
+        return ((LEFT, self.left), (RIGHT, self.right))
+
+    def hand_tiles(self, seat: int) -> tuple[Tile, ...]:
+        """The tiles in ``seat``'s hand, canonical order."""
+        return tiles_of(self.hands[seat])
+
+    def boneyard_tiles(self) -> tuple[Tile, ...]:
+        """The boneyard, top (next to be drawn) first. Never shown to a bot."""
+        return tuple(ALL_TILES[i] for i in self.stock[self.stock_pos :])
+
+    def history(self) -> tuple[tuple[int, Move, Tile | None], ...]:
+        """Every action of the hand as ``(seat, move, drawn tile or None)``, oldest first."""
+        items = []
+        node = self._history
+        while node is not None:
+            items.append(node[0])
+            node = node[1]
+        items.reverse()
+        return tuple(items)
+
+    def layout(self) -> tuple[tuple[int, int], ...]:
+        """The chain read from the left end to the right end, each tile as it lies."""
+        chain: list[tuple[int, int]] = []
+        lefts: list[tuple[int, int]] = []
+        for _seat, move, _drawn in self.history():
+            if move.kind != "play" or move.tile is None or move.out is None:
+                continue
+            a, b = move.tile
+            other = a + b - move.out
+            if move.end is None:
+                chain.append((a, b))
+            elif move.end == LEFT:
+                lefts.append((move.out, other))
+            else:
+                chain.append((other, move.out))
+        lefts.reverse()
+        return tuple(lefts + chain)
+
+    def deal(self) -> Deal:
+        """The deal this hand started from (hands as dealt, boneyard top first)."""
+        hands = [set(self.hand_tiles(s)) for s in range(self.players)]
+        for seat, move, drawn in self.history():
+            if move.kind == "play" and move.tile is not None:
+                hands[seat].add(move.tile)
+            elif drawn is not None:
+                hands[seat].discard(drawn)
+        return Deal(
+            tuple(tuple(sorted(h)) for h in hands),
+            tuple(ALL_TILES[i] for i in self.stock),
+        )
+
+    # -- the four verbs ------------------------------------------------------------------------
+
+    def legal_moves(self) -> tuple[Move, ...]:
+        """The legal moves of the player to move; empty once the hand is over."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def _compute_legal(self) -> tuple[Move, ...]:
+        seat = self.to_move
+        if seat is None:
+            return ()
+        if self.retired >> seat & 1:
+            return (PASS,)
+        hand = self.hands[seat]
+        rules = self.rules
+        if self.left < 0:
+            if rules.lead == "highest_double":
+                return (_LEAD_MOVES[self.lead_tile],)
+            return tuple(_LEAD_MOVES[i] for i in indices_of(hand))
+        left, right = self.left, self.right
+        on_left = hand & _PLAYABLE[left]
+        on_right = hand & _PLAYABLE[right]
+        plays: list[Move] = []
+        if on_left:
+            table = _LEFT_MOVES[left]
+            for i in indices_of(on_left):
+                plays.extend(table[i])
+        if on_right:
+            table = _RIGHT_MOVES[right]
+            for i in indices_of(on_right):
+                plays.extend(table[i])
+        may_draw = len(self.stock) - self.stock_pos > rules.reserve
+        if may_draw:
+            if self.drew and rules.draw_mode == "one_then_pass":
+                may_draw = False
+            elif plays:
+                policy = rules.draw_when_playable
+                if policy == "never":
+                    may_draw = False
+                elif policy == "matador_only":
+                    may_draw = not ((on_left | on_right) & ~MATADOR_MASK)
+        if may_draw:
+            plays.append(DRAW)
+        elif not plays:
+            return (PASS,)
+        return tuple(plays)
+
+    def apply(self, move: Move) -> MatadorState:
+        """The state after ``move``; raises :class:`IllegalMoveError` when it is not legal."""
+        legal = self.legal_moves()
+        if move not in legal:
+            raise IllegalMoveError(move, legal, self.ends)
+        seat = self.to_move
+        assert seat is not None  # legal is empty when the hand is over
+        new = _copy(self)
+        kind = move.kind
+        if kind == "play":
+            assert move.tile is not None and move.out is not None
+            index = TILE_INDEX[move.tile]
+            hand = self.hands[seat] & ~(1 << index)
+            new.hands = _replace(self.hands, seat, hand)
+            if move.end is None:
+                new.left, new.right = move.tile
+            elif move.end == LEFT:
+                new.left = move.out
+            else:
+                new.right = move.out
+            new.passes = 0
+            new.drew = False
+            new._history = ((seat, move, None), self._history)
+            if not hand:
+                new.to_move = None
+                new._outcome = new._finish(HandEnd.DOMINO, (seat,))
+            else:
+                new.to_move = (seat + 1) % self.players
+        elif kind == "draw":
+            index = self.stock[self.stock_pos]
+            new.stock_pos = self.stock_pos + 1
+            new.hands = _replace(self.hands, seat, self.hands[seat] | (1 << index))
+            new.passes = 0
+            new.drew = True
+            new._history = ((seat, move, ALL_TILES[index]), self._history)
+        else:
+            new.passes = self.passes + 1
+            new.drew = False
+            new._history = ((seat, move, None), self._history)
+            if new.passes >= self.players:
+                new.to_move = None
+                new._outcome = new._finish(HandEnd.BLOCK, new._block_winners())
+            else:
+                new.to_move = (seat + 1) % self.players
+        return new
+
+    def outcome(self) -> HandOutcome | None:
+        """``None`` while the hand goes on, else the result and the award (SPEC 1.11-1.13)."""
+        return self._outcome
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may know: its own tiles, counts, the layout, the public history."""
+        history = tuple(PublicEvent(s, m) for s, m, _drawn in self.history())
+        return SeatView(
+            seat=seat,
+            players=self.players,
+            to_move=self.to_move,
+            hand=self.hand_tiles(seat),
+            hand_counts=tuple(h.bit_count() for h in self.hands),
+            boneyard_size=self.boneyard_size,
+            layout=self.layout(),
+            ends=self.ends,
+            scores=self.scores,
+            history=history,
+            legal=self.legal_moves() if self.to_move == seat else (),
+            retired=tuple(s for s in range(self.players) if self.retired >> s & 1),
+        )
+
+    def retire(self, seat: int) -> MatadorState:
+        """The same position with ``seat`` retired: it passes from now on and cannot win.
+
+        The referee retires a seat whose bot failed in a game of three or four.
+        """
+        new = _copy(self)
+        new.retired = self.retired | (1 << seat)
+        new._legal = None
+        return new
+
+    # -- hand end ------------------------------------------------------------------------------
+
+    def _block_winners(self) -> tuple[int, ...]:
+        active = [s for s in range(self.players) if not self.retired >> s & 1]
+        pips = {s: _pips(self.hands[s]) for s in active}
+        fewest = min(pips.values())
+        return tuple(s for s in active if pips[s] == fewest)
+
+    def _finish(self, kind: HandEnd, winners: tuple[int, ...]) -> HandOutcome:
+        pips = tuple(_pips(h) for h in self.hands)
+        award = [0] * self.players
+        if len(winners) == 1:
+            winner = winners[0]
+            award[winner] = sum(p for s, p in enumerate(pips) if s != winner)
+        return HandOutcome(
+            kind=kind,
+            winners=winners,
+            award=tuple(award),
+            scores=tuple(s + a for s, a in zip(self.scores, award, strict=True)),
+            pips=pips,
+        )
+
+
+def _pips(mask: int) -> int:
+    total = 0
+    while mask:
+        low_bit = mask & -mask
+        total += PIPS[low_bit.bit_length() - 1]
+        mask ^= low_bit
+    return total
+
+
+def _replace(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def _copy(state: MatadorState) -> MatadorState:
+    new = object.__new__(MatadorState)
+    new.rules = state.rules
+    new.players = state.players
+    new.hands = state.hands
+    new.stock = state.stock
+    new.stock_pos = state.stock_pos
+    new.left = state.left
+    new.right = state.right
+    new.to_move = state.to_move
+    new.passes = state.passes
+    new.drew = state.drew
+    new.leader = state.leader
+    new.lead_tile = state.lead_tile
+    new.scores = state.scores
+    new.retired = state.retired
+    new._history = state._history
+    new._legal = None
+    new._outcome = None
+    return new
+
+
+# -- starting a hand ---------------------------------------------------------------------------
+
+
+def parse_rules(raw: dict[str, Any]) -> MatadorRules:
+    """Rules from a JSON-like mapping of flags; unknown flags are an error naming them."""
+    unknown = sorted(set(raw) - set(_FLAG_VALUES))
+    if unknown:
+        known = ", ".join(_FLAG_VALUES)
+        raise ValueError(f"unknown matador rule(s) {', '.join(unknown)}; known rules: {known}")
+    return MatadorRules(**raw)
+
+
+def rules_dict(rules: MatadorRules) -> dict[str, Any]:
+    """Every flag of ``rules`` as a JSON-ready mapping (defaults included)."""
+    return asdict(rules)
+
+
+def deal(rules: MatadorRules, players: int, seed: int) -> Deal:
+    """Shuffle the 28 tiles by ``seed`` and deal each seat its hand; the rest is the boneyard."""
+    _check_players(players)
+    tiles = shuffled_set(seed)
+    n = rules.tiles_per_hand(players)
+    hands = tuple(tuple(sorted(tiles[s * n : (s + 1) * n])) for s in range(players))
+    return Deal(hands=hands, boneyard=tuple(tiles[players * n :]))
+
+
+def find_leader(hands: tuple[tuple[Tile, ...], ...], eligible: tuple[int, ...]) -> tuple[int, Tile]:
+    """The leader (SPEC 1.4) among ``eligible`` seats and the tile that made them leader.
+
+    The holder of the highest double; when no eligible hand holds a double, the holder of the
+    highest-ranked tile. Only dealt hands count, never the boneyard.
+    """
+    doubles = [(t, s) for s in eligible for t in hands[s] if t[0] == t[1]]
+    candidates = doubles or [(t, s) for s in eligible for t in hands[s]]
+    best = highest(t for t, _s in candidates)
+    seat = next(s for t, s in candidates if t == best)
+    return seat, best
+
+
+def start_hand(
+    rules: MatadorRules,
+    players: int,
+    deal: Deal,
+    scores: tuple[int, ...] | None = None,
+    retired: frozenset[int] = frozenset(),
+) -> MatadorState:
+    """The opening position of a hand: the leader of SPEC 1.4 is to move.
+
+    Args:
+        rules: the variant flags.
+        players: number of seats (2 to 4).
+        deal: the hands in seat order and the boneyard, top first.
+        scores: match scores before this hand (zeros when omitted).
+        retired: seats that failed earlier in the match; they neither lead nor win.
+
+    Raises:
+        ValueError: when the deal is not the 28 distinct tiles of the set, or a hand has the
+            wrong size, or every seat is retired.
+    """
+    _check_players(players)
+    if len(deal.hands) != players:
+        raise ValueError(f"the deal has {len(deal.hands)} hands for {players} players")
+    hands = tuple(tuple(make_tile(*t) for t in h) for h in deal.hands)
+    boneyard = tuple(make_tile(*t) for t in deal.boneyard)
+    everything = [t for h in hands for t in h] + list(boneyard)
+    if len(everything) != 28 or len(set(everything)) != 28:
+        raise ValueError("a deal must hold each of the 28 tiles exactly once")
+    size = rules.tiles_per_hand(players)
+    for seat, hand in enumerate(hands):
+        if len(hand) != size:
+            raise ValueError(f"seat {seat} was dealt {len(hand)} tiles; the rules say {size}")
+    eligible = tuple(s for s in range(players) if s not in retired)
+    if not eligible:
+        raise ValueError("every seat is retired")
+    leader, lead_tile = find_leader(hands, eligible)
+    state = object.__new__(MatadorState)
+    state.rules = rules
+    state.players = players
+    state.hands = tuple(mask_of(h) for h in hands)
+    state.stock = tuple(TILE_INDEX[t] for t in boneyard)
+    state.stock_pos = 0
+    state.left = state.right = -1
+    state.to_move = leader
+    state.passes = 0
+    state.drew = False
+    state.leader = leader
+    state.lead_tile = TILE_INDEX[lead_tile]
+    state.scores = tuple(scores) if scores is not None else (0,) * players
+    if len(state.scores) != players:
+        raise ValueError(f"{len(state.scores)} scores given for {players} players")
+    state.retired = sum(1 << s for s in retired)
+    state._history = None
+    state._legal = None
+    state._outcome = None
+    return state
+
+
+def _check_players(players: int) -> None:
+    if not 2 <= players <= 4:
+        raise ValueError(f"matador is for 2 to 4 players, not {players}")
+
+
+class MatadorGame:
+    """Matador as a :class:`arena.games.api.Game`."""
+
+    name = "matador"
+    min_players = 2
+    max_players = 4
+
+    def parse_rules(self, raw: dict[str, Any]) -> MatadorRules:
+        return parse_rules(raw)
+
+    def rules_dict(self, rules: MatadorRules) -> dict[str, Any]:
+        return rules_dict(rules)
+
+    def deal(self, rules: MatadorRules, players: int, seed: int) -> Deal:
+        return deal(rules, players, seed)
+
+    def start_hand(
+        self,
+        rules: MatadorRules,
+        players: int,
+        deal: Deal,
+        scores: tuple[int, ...] | None = None,
+        retired: frozenset[int] = frozenset(),
+    ) -> MatadorState:
+        return start_hand(rules, players, deal, scores, retired)
+
+
+MATADOR = MatadorGame()

@@ -1,0 +1,96 @@
+"""Tiles of the double-six set: identities, pips, rank, and bit-set helpers.
+
+A tile is written as a tuple ``(low, high)`` with ``0 <= low <= high <= 6``. Internally the
+engines also number the 28 tiles 0..27 (``TILE_INDEX``) so a hand can be a bit set (an ``int``):
+that keeps states small, immutable and cheap to copy.
+
+Pure: no I/O, no clock, no randomness.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator
+
+Tile = tuple[int, int]
+
+#: Every tile of the double-six set, in a fixed canonical order (low half, then high half).
+ALL_TILES: tuple[Tile, ...] = tuple((a, b) for a in range(7) for b in range(a, 7))
+#: Tile -> its index in ``ALL_TILES``.
+TILE_INDEX: dict[Tile, int] = {t: i for i, t in enumerate(ALL_TILES)}
+#: Bit mask holding all 28 tiles.
+FULL_SET: int = (1 << len(ALL_TILES)) - 1
+#: Pip total of each tile, by index.
+PIPS: tuple[int, ...] = tuple(a + b for a, b in ALL_TILES)
+
+
+def make_tile(a: int, b: int) -> Tile:
+    """Return the canonical ``(low, high)`` form of a tile, validating its halves.
+
+    Raises:
+        ValueError: when a half is not an integer from 0 to 6.
+    """
+    for half in (a, b):
+        if not isinstance(half, int) or isinstance(half, bool) or not 0 <= half <= 6:
+            raise ValueError(f"a tile half must be an integer from 0 to 6, got {half!r}")
+    return (a, b) if a <= b else (b, a)
+
+
+def tile_str(tile: Tile) -> str:
+    """Format a tile as ``"low-high"``, e.g. ``"4-3"`` is written ``"3-4"``."""
+    return f"{tile[0]}-{tile[1]}"
+
+
+def is_double(tile: Tile) -> bool:
+    """True for a double such as ``5-5``."""
+    return tile[0] == tile[1]
+
+
+def rank_key(tile: Tile) -> tuple[int, int, int]:
+    """Sort key of the tile rank (SPEC: doubles above non-doubles, then pip total, then high half).
+
+    A larger key is a higher rank; the order is strict over the 28 tiles.
+    """
+    low, high = tile
+    return (1 if low == high else 0, low + high, high)
+
+
+def highest(tiles: Iterable[Tile]) -> Tile:
+    """The highest-ranked tile of a non-empty collection."""
+    return max(tiles, key=rank_key)
+
+
+def mask_of(tiles: Iterable[Tile]) -> int:
+    """The bit set of a collection of canonical tiles."""
+    mask = 0
+    for t in tiles:
+        mask |= 1 << TILE_INDEX[t]
+    return mask
+
+
+def indices_of(mask: int) -> Iterator[int]:
+    """Tile indices in a bit set, in increasing order."""
+    while mask:
+        low_bit = mask & -mask
+        yield low_bit.bit_length() - 1
+        mask ^= low_bit
+
+
+def tiles_of(mask: int) -> tuple[Tile, ...]:
+    """The tiles of a bit set, in canonical order."""
+    return tuple(ALL_TILES[i] for i in indices_of(mask))
+
+
+def pips_of(mask: int) -> int:
+    """Total pips of the tiles in a bit set (a double counts both halves; 0-0 counts 0)."""
+    return sum(PIPS[i] for i in indices_of(mask))
+
+
+def shuffled_set(seed: int) -> list[Tile]:
+    """All 28 tiles shuffled by ``random.Random(seed)`` (Fisher-Yates; stable across platforms).
+
+    This is the only place randomness enters the engines.
+    """
+    tiles = list(ALL_TILES)
+    random.Random(seed).shuffle(tiles)
+    return tiles
