@@ -132,9 +132,7 @@ class IllegalMoveError(ValueError):
         self.ends = ends
         ends_text = ", ".join(f"{p}={v}" for p, v in ends) or "none (the lead)"
         legal_text = "; ".join(str(m) for m in legal) or "none"
-        super().__init__(
-            f"illegal move {move}: open ends {ends_text}; legal moves: {legal_text}"
-        )
+        super().__init__(f"illegal move {move}: open ends {ends_text}; legal moves: {legal_text}")
 
 
 @dataclass(frozen=True, slots=True)

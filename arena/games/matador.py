@@ -117,6 +117,26 @@ def _build_tables() -> tuple[tuple[int, ...], tuple[tuple[tuple[tuple[Move, ...]
 _PLAYABLE, _MOVES = _build_tables()
 _LEFT_MOVES, _RIGHT_MOVES = _MOVES
 _LEAD_MOVES: tuple[Move, ...] = tuple(play(t, None, t[1]) for t in ALL_TILES)
+_PASS_ONLY: tuple[Move, ...] = (PASS,)
+#: Tile -> its bit in a hand (one dict lookup instead of a lookup and a shift).
+_TILE_BIT: dict[Tile, int] = {t: 1 << i for t, i in TILE_INDEX.items()}
+_DRAW_ONLY: tuple[Move, ...] = (DRAW,)
+
+# Memo of the plays on one end, per side and end value: {tiles of the hand playable there: the
+# moves, in tile order}. Building the tuple from the per-tile table costs more than the rest of
+# legal_moves() together, and the same (value, tiles) pairs recur endlessly in playouts. Keys are
+# subsets of the eleven tiles playable on one value, so the memo is bounded (2 x 7 x 2**11).
+_LEFT_MEMO: tuple[dict[int, tuple[Move, ...]], ...] = tuple({0: ()} for _ in range(7))
+_RIGHT_MEMO: tuple[dict[int, tuple[Move, ...]], ...] = tuple({0: ()} for _ in range(7))
+
+
+def _end_moves(
+    memo: dict[int, tuple[Move, ...]], table: tuple[tuple[Move, ...], ...], tiles: int
+) -> tuple[Move, ...]:
+    """The plays of ``tiles`` (a bit set) on one end, from its per-tile ``table``; memoised."""
+    moves = tuple(m for i in indices_of(tiles) for m in table[i])
+    memo[tiles] = moves
+    return moves
 
 
 class MatadorState:
@@ -250,85 +270,120 @@ class MatadorState:
         if seat is None:
             return ()
         if self.retired >> seat & 1:
-            return (PASS,)
+            return _PASS_ONLY
         hand = self.hands[seat]
         rules = self.rules
-        if self.left < 0:
+        left = self.left
+        if left < 0:
             if rules.lead == "highest_double":
                 return (_LEAD_MOVES[self.lead_tile],)
             return tuple(_LEAD_MOVES[i] for i in indices_of(hand))
-        left, right = self.left, self.right
+        right = self.right
         on_left = hand & _PLAYABLE[left]
         on_right = hand & _PLAYABLE[right]
-        plays: list[Move] = []
-        if on_left:
-            table = _LEFT_MOVES[left]
-            for i in indices_of(on_left):
-                plays.extend(table[i])
-        if on_right:
-            table = _RIGHT_MOVES[right]
-            for i in indices_of(on_right):
-                plays.extend(table[i])
-        may_draw = len(self.stock) - self.stock_pos > rules.reserve
-        if may_draw:
-            if self.drew and rules.draw_mode == "one_then_pass":
-                may_draw = False
-            elif plays:
-                policy = rules.draw_when_playable
-                if policy == "never":
-                    may_draw = False
-                elif policy == "matador_only":
-                    may_draw = not ((on_left | on_right) & ~MATADOR_MASK)
-        if may_draw:
-            plays.append(DRAW)
-        elif not plays:
-            return (PASS,)
-        return tuple(plays)
+        # Every playable tile gives at least one move, so "some play exists" is a bit test.
+        playable = on_left | on_right
+        if len(self.stock) - self.stock_pos > rules.reserve and not (
+            self.drew and rules.draw_mode == "one_then_pass"
+        ):
+            if not playable:
+                return _DRAW_ONLY
+            policy = rules.draw_when_playable
+            may_draw = policy == "always" or (
+                policy == "matador_only" and not playable & ~MATADOR_MASK
+            )
+        elif not playable:
+            return _PASS_ONLY
+        else:
+            may_draw = False
+        # Left plays first, then right, then DRAW: the order the moves are listed in is part of
+        # the behaviour (seeded random choices depend on it).
+        plays = _LEFT_MEMO[left].get(on_left)
+        if plays is None:
+            plays = _end_moves(_LEFT_MEMO[left], _LEFT_MOVES[left], on_left)
+        right_plays = _RIGHT_MEMO[right].get(on_right)
+        if right_plays is None:
+            right_plays = _end_moves(_RIGHT_MEMO[right], _RIGHT_MOVES[right], on_right)
+        if right_plays:
+            plays += right_plays
+        return plays + _DRAW_ONLY if may_draw else plays
 
     def apply(self, move: Move) -> MatadorState:
         """The state after ``move``; raises :class:`IllegalMoveError` when it is not legal."""
-        legal = self.legal_moves()
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_moves()
+        # Moves from legal_moves() are shared singletons, so this usually stops at identity.
         if move not in legal:
             raise IllegalMoveError(move, legal, self.ends)
         seat = self.to_move
         assert seat is not None  # legal is empty when the hand is over
-        new = _copy(self)
+        players = self.players
+        # The new state is built field by field here rather than copied and then patched (as
+        # retire() does): apply() is the hot path of every playout, and each slot written twice
+        # costs. The hand-level fields carry over; every branch below sets the other eight
+        # (hands, stock_pos, left, right, to_move, passes, drew, _history).
+        new = object.__new__(MatadorState)
+        new.rules = self.rules
+        new.players = players
+        new.stock = self.stock
+        new.leader = self.leader
+        new.lead_tile = self.lead_tile
+        new.scores = self.scores
+        new.retired = self.retired
+        new._legal = None
+        new._outcome = None
         kind = move.kind
         if kind == "play":
-            assert move.tile is not None and move.out is not None
-            index = TILE_INDEX[move.tile]
-            hand = self.hands[seat] & ~(1 << index)
-            new.hands = _replace(self.hands, seat, hand)
-            if move.end is None:
-                new.left, new.right = move.tile
-            elif move.end == LEFT:
+            tile = move.tile
+            assert tile is not None and move.out is not None
+            hands = list(self.hands)
+            hand = hands[seat] = hands[seat] & ~_TILE_BIT[tile]
+            new.hands = tuple(hands)
+            new.stock_pos = self.stock_pos
+            end = move.end
+            if end is None:
+                new.left, new.right = tile
+            elif end == LEFT:
                 new.left = move.out
+                new.right = self.right
             else:
+                new.left = self.left
                 new.right = move.out
             new.passes = 0
             new.drew = False
             new._history = ((seat, move, None), self._history)
-            if not hand:
+            if hand:
+                new.to_move = (seat + 1) % players
+            else:
                 new.to_move = None
                 new._outcome = new._finish(HandEnd.DOMINO, (seat,))
-            else:
-                new.to_move = (seat + 1) % self.players
         elif kind == "draw":
-            index = self.stock[self.stock_pos]
-            new.stock_pos = self.stock_pos + 1
-            new.hands = _replace(self.hands, seat, self.hands[seat] | (1 << index))
+            pos = self.stock_pos
+            index = self.stock[pos]
+            hands = list(self.hands)
+            hands[seat] |= 1 << index
+            new.hands = tuple(hands)
+            new.stock_pos = pos + 1
+            new.left = self.left
+            new.right = self.right
+            new.to_move = seat  # the drawer moves again
             new.passes = 0
             new.drew = True
             new._history = ((seat, move, ALL_TILES[index]), self._history)
         else:
-            new.passes = self.passes + 1
+            new.hands = self.hands
+            new.stock_pos = self.stock_pos
+            new.left = self.left
+            new.right = self.right
+            new.passes = passes = self.passes + 1
             new.drew = False
             new._history = ((seat, move, None), self._history)
-            if new.passes >= self.players:
+            if passes >= players:
                 new.to_move = None
                 new._outcome = new._finish(HandEnd.BLOCK, new._block_winners())
             else:
-                new.to_move = (seat + 1) % self.players
+                new.to_move = (seat + 1) % players
         return new
 
     def outcome(self) -> HandOutcome | None:
@@ -393,10 +448,6 @@ def _pips(mask: int) -> int:
         total += PIPS[low_bit.bit_length() - 1]
         mask ^= low_bit
     return total
-
-
-def _replace(values: tuple[int, ...], index: int, value: int) -> tuple[int, ...]:
-    return (*values[:index], value, *values[index + 1 :])
 
 
 def _copy(state: MatadorState) -> MatadorState:
@@ -483,8 +534,8 @@ def start_hand(
     _check_players(players)
     if len(deal.hands) != players:
         raise ValueError(f"the deal has {len(deal.hands)} hands for {players} players")
-    hands = tuple(tuple(make_tile(*t) for t in h) for h in deal.hands)
-    boneyard = tuple(make_tile(*t) for t in deal.boneyard)
+    hands = tuple(tuple(_canonical(t) for t in h) for h in deal.hands)
+    boneyard = tuple(_canonical(t) for t in deal.boneyard)
     everything = [t for h in hands for t in h] + list(boneyard)
     if len(everything) != 28 or len(set(everything)) != 28:
         raise ValueError("a deal must hold each of the 28 tiles exactly once")
@@ -516,6 +567,19 @@ def start_hand(
     state._legal = None
     state._outcome = None
     return state
+
+
+# The tiles of ALL_TILES by id(). deal() hands out these very tuple objects, and a live object
+# with the id of one of them *is* that tile, already canonical: no need to validate its halves.
+_CANONICAL_BY_ID: dict[int, Tile] = {id(t): t for t in ALL_TILES}
+
+
+def _canonical(tile: Tile) -> Tile:
+    """``make_tile(*tile)``, skipping the checks for the set's own tile objects (fast path of
+    ``start_hand(rules, players, deal(...))``, once per game in every playout)."""
+    if _CANONICAL_BY_ID.get(id(tile)) is tile:
+        return tile
+    return make_tile(*tile)
 
 
 def _check_players(players: int) -> None:

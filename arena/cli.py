@@ -1,0 +1,300 @@
+"""The ``arena`` command: argument parsing and wiring only.
+
+Exit codes: 0 when the command did its job (a match with a result, even a bot's failure, or a
+replay that verifies), 1 for a replay that does not verify or an internal error, 2 for a usage
+error (a bad flag, a bot command that cannot be run, a file that cannot be read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import secrets
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.games.match import MatchLength
+from arena.games.registry import GAMES, get_game
+from arena.referee.clock import TimeLimits
+from arena.referee.match import MatchConfig, play_match
+from arena.referee.process import BotCommandError, parse_command
+from arena.replay import Replay, ReplayError, Status, read_replay, write_replay
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php")
+
+
+class UsageError(Exception):
+    """A mistake in how the command was called; the message says which."""
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} must not be negative")
+    return value
+
+
+def _seed(text: str) -> int:
+    value = _non_negative(text)
+    if value >= 2**63:
+        raise argparse.ArgumentTypeError(f"{value} is too large (seeds are below 2**63)")
+    return value
+
+
+def _hand_size(text: str) -> int | str:
+    if text == "9-n":
+        return text
+    if text in ("5", "7"):
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{text!r} is not one of 5, 7, 9-n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena",
+        description="Matador Arena: play domino bots against each other under a referee.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    play = commands.add_parser(
+        "play",
+        help="play one match between 2 to 4 bots",
+        description="Play one match between 2 to 4 bots and write its replay.",
+    )
+    play.add_argument(
+        "bots",
+        nargs="+",
+        metavar="BOT",
+        help="a bot command line, quoted, e.g. 'python3 sample_bots/greedy.py' (2 to 4 bots)",
+    )
+    play.add_argument("--game", default="matador", choices=sorted(GAMES), help="the game")
+    play.add_argument("--seed", type=_seed, help="match seed (default: a random one, printed)")
+    length = play.add_mutually_exclusive_group()
+    length.add_argument("--hands", type=_positive, help="play exactly N hands")
+    length.add_argument("--target", type=_positive, help="play to P points (default 100)")
+    play.add_argument("--move-ms", type=_positive, default=1000, help="per-move limit (1000)")
+    play.add_argument("--bank-ms", type=_non_negative, default=0, help="time bank (0)")
+    play.add_argument("--startup-ms", type=_positive, default=5000, help="startup limit (5000)")
+    play.add_argument("--replay", type=Path, help="replay file (default: replays/<time>-<seed>.json)")
+    play.add_argument("--json", action="store_true", help="print one JSON object as the result")
+    rules = play.add_argument_group("Matador rules (docs/rules.md)")
+    rules.add_argument("--hand-size", type=_hand_size, default=5, help="5 (default), 7 or 9-n")
+    rules.add_argument("--lead", choices=["any", "highest_double"], default="any")
+    rules.add_argument(
+        "--draw-when-playable", choices=["matador_only", "never", "always"], default="matador_only"
+    )
+    rules.add_argument("--reserve", type=int, choices=[0, 2], default=0)
+    rules.add_argument(
+        "--draw-mode", choices=["until_playable", "one_then_pass"], default="until_playable"
+    )
+
+    verify = commands.add_parser(
+        "verify",
+        help="re-run a replay through the engine and check it",
+        description="Re-run a replay through the engine: exit 0 when every move was legal and "
+        "every score right, 1 naming the first discrepancy.",
+    )
+    verify.add_argument("replay", type=Path)
+    verify.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    view = commands.add_parser(
+        "view",
+        help="show a replay move by move in the terminal",
+        description="Show a replay: step with the keys on a terminal, or print every step when "
+        "the output is not a terminal or with --all.",
+    )
+    view.add_argument("replay", type=Path)
+    view.add_argument("--all", action="store_true", help="print every step at once")
+
+    schema = commands.add_parser(
+        "schema",
+        help="write the protocol's JSON Schema",
+        description="Write the JSON Schema generated from the protocol's message types.",
+    )
+    schema.add_argument(
+        "--out", type=Path, help="file to write (default: standard output); docs keep a copy"
+    )
+    return parser
+
+
+def _check_bot_command(command: str) -> None:
+    """Refuse, before any match starts, a bot command that cannot possibly run."""
+    try:
+        argv = parse_command(command)
+    except BotCommandError as error:
+        raise UsageError(str(error)) from None
+    for arg in argv[1:]:
+        if arg.endswith(_SCRIPT_SUFFIXES) and not arg.startswith("-") and not os.path.exists(arg):
+            raise UsageError(f"bot command {command!r}: file {arg!r} not found")
+
+
+def _play(args: argparse.Namespace) -> int:
+    if not 2 <= len(args.bots) <= 4:
+        raise UsageError(f"a match needs 2 to 4 bots, {len(args.bots)} given")
+    for command in args.bots:
+        _check_bot_command(command)
+    game = get_game(args.game)
+    try:
+        rules = game.parse_rules(
+            {
+                "hand_size": args.hand_size,
+                "lead": args.lead,
+                "draw_when_playable": args.draw_when_playable,
+                "reserve": args.reserve,
+                "draw_mode": args.draw_mode,
+            }
+        )
+        time = TimeLimits(startup_ms=args.startup_ms, move_ms=args.move_ms, bank_ms=args.bank_ms)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if args.hands is not None:
+        length = MatchLength(target=None, hands=args.hands)
+    else:
+        length = MatchLength(target=args.target or 100)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    replay_path: Path = args.replay or Path(
+        "replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json"
+    )
+    config = MatchConfig(
+        game=game, rules=rules, players=len(args.bots), seed=seed, length=length, time=time
+    )
+    if not args.json:
+        print(f"Playing {game.name}, {len(args.bots)} players, seed {seed} ...", flush=True)
+    replay = trio.run(play_match, config, list(args.bots))
+    written = write_replay(replay_path, replay)
+    if args.json:
+        print(json.dumps(_result_json(replay, written)))
+    else:
+        print(_result_text(replay, written))
+    return EXIT_OK
+
+
+def _result_json(replay: Replay, path: Path) -> dict[str, Any]:
+    return {
+        "game": replay.game,
+        "seed": replay.seed,
+        "winner": replay.result.winner,
+        "scores": replay.result.scores,
+        "players": [
+            {"seat": s.seat, "name": s.name, "status": s.status.value, "detail": s.detail}
+            for s in replay.seats
+        ],
+        "replay": str(path),
+    }
+
+
+def _result_text(replay: Replay, path: Path) -> str:
+    lines = []
+    for hand in replay.hands:
+        outcome = hand.outcome
+        if outcome is None:
+            lines.append(f"hand {hand.hand_number}: stopped (forfeit)")
+            continue
+        who = ", ".join(replay.seats[w].name for w in outcome.winners)
+        lines.append(
+            f"hand {hand.hand_number}: {outcome.kind}, won by {who}, "
+            f"award {outcome.award}, scores {outcome.scores}"
+        )
+    result = replay.result
+    lines.append("")
+    for seat in replay.seats:
+        status = "" if seat.status is Status.OK else f"  [{seat.status.value}: {seat.detail}]"
+        lines.append(
+            f"  seat {seat.seat} {seat.name:<16} {result.scores[seat.seat]:>4} points{status}"
+        )
+    if result.winner is None:
+        lines.append(f"Result: a draw ({result.reason}).")
+    else:
+        winner = replay.seats[result.winner]
+        lines.append(f"Result: seat {winner.seat} ({winner.name}) wins ({result.reason}).")
+    lines.append(f"Replay: {path}  (arena view {path}; arena verify {path})")
+    return "\n".join(lines)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from arena.verify import verify_replay
+
+    replay = _read(args.replay)
+    report = verify_replay(replay)
+    if args.json:
+        print(json.dumps({"ok": report.ok, "checked": report.checked, "error": report.error}))
+    elif report.ok:
+        print(f"OK: {args.replay}: {report.checked}")
+    else:
+        print(f"FAILED: {args.replay}: {report.error}")
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def _view(args: argparse.Namespace) -> int:
+    from arena.view.terminal import view_replay
+
+    return view_replay(_read(args.replay), show_all=args.all)
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from protocol.schema import schema_json
+
+    text = schema_json()
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+        print(f"wrote {args.out}")
+    return EXIT_OK
+
+
+def _read(path: Path) -> Replay:
+    try:
+        return read_replay(path)
+    except ReplayError as error:
+        raise UsageError(str(error)) from None
+
+
+_HANDLERS = {"play": _play, "verify": _verify, "view": _view, "schema": _schema}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``arena`` command; returns the exit code."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _HANDLERS[args.command](args)
+    except UsageError as error:
+        print(f"arena {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"arena {args.command}: interrupted; every bot process was stopped", file=sys.stderr)
+        return 130
+    except Exception:
+        traceback.print_exc()
+        print(f"arena {args.command}: internal error (a bug in the arena)", file=sys.stderr)
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

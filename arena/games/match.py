@@ -1,0 +1,153 @@
+"""A match: a series of hands of one game, scored to a target or for a fixed number of hands.
+
+Pure like the engines: the deal of hand ``k`` comes from ``derive_seed(seed, "deal", k)``, so a
+match is a deterministic function of (game, rules, players, seed, length, moves, retirements).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from arena.games.api import Game, GameState, HandOutcome, Move, derive_seed
+
+#: A match to a target also stops after this many hands (a run of drawn blocks scores nothing).
+MAX_HANDS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class MatchLength:
+    """Play to ``target`` points (checked after each hand), or exactly ``hands`` hands."""
+
+    target: int | None = 100
+    hands: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.target is None) == (self.hands is None):
+            raise ValueError("a match is played either to a target score or for a number of hands")
+        for name in ("target", "hands"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"the match {name} must be at least 1, not {value}")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """The end of a match.
+
+    Attributes:
+        scores: final scores per seat.
+        winner: the winning seat, or ``None`` for a draw.
+        reason: ``"target"``, ``"hands"`` or ``"forfeit"`` (fewer than two seats left in play).
+        ranking: seats best first; retired seats last, the later-retired above the earlier.
+    """
+
+    scores: tuple[int, ...]
+    winner: int | None
+    reason: str
+    ranking: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Match:
+    """A match in progress. ``hand`` is the current hand; ``result`` is set once it is over."""
+
+    game: Game
+    rules: Any
+    players: int
+    seed: int
+    length: MatchLength
+    hand_number: int
+    hand: GameState
+    scores: tuple[int, ...]
+    retired: tuple[int, ...] = ()
+    outcomes: tuple[HandOutcome, ...] = ()
+    result: MatchResult | None = field(default=None)
+
+    @property
+    def over(self) -> bool:
+        """True once the match has a result."""
+        return self.result is not None
+
+    def active_seats(self) -> tuple[int, ...]:
+        """Seats still in play, in seat order."""
+        return tuple(s for s in range(self.players) if s not in self.retired)
+
+    def apply(self, move: Move) -> Match:
+        """Play ``move`` in the current hand (raises the engine's ``IllegalMoveError``)."""
+        return replace(self, hand=self.hand.apply(move))
+
+    def retire(self, seat: int) -> Match:
+        """Retire ``seat`` (its bot failed): it passes from now on and ranks last.
+
+        With fewer than two seats left in play the match ends at once by forfeit.
+        """
+        if seat in self.retired:
+            return self
+        retired = (*self.retired, seat)
+        match = replace(self, retired=retired, hand=self.hand.retire(seat))
+        if len(match.active_seats()) < 2:
+            return replace(match, result=match._result("forfeit"))
+        return match
+
+    def next_hand(self) -> Match:
+        """After a finished hand: the match with its award counted and the next hand dealt, or
+        the match over."""
+        outcome = self.hand.outcome()
+        if outcome is None:
+            raise ValueError("the current hand is not over")
+        scores = outcome.scores
+        done = replace(self, scores=scores, outcomes=(*self.outcomes, outcome))
+        if self.length.hands is not None:
+            if self.hand_number >= self.length.hands:
+                return replace(done, result=done._result("hands"))
+        elif max(scores) >= (self.length.target or 0) or self.hand_number >= MAX_HANDS:
+            reason = "target" if max(scores) >= (self.length.target or 0) else "hands"
+            return replace(done, result=done._result(reason))
+        number = self.hand_number + 1
+        hand = _deal_hand(
+            self.game, self.rules, self.players, self.seed, number, scores, self.retired
+        )
+        return replace(done, hand_number=number, hand=hand)
+
+    def _result(self, reason: str) -> MatchResult:
+        active = self.active_seats()
+        ranked = sorted(active, key=lambda s: -self.scores[s])
+        ranking = (*ranked, *reversed(self.retired))
+        if len(active) <= 1:
+            winner: int | None = active[0] if active else None
+        else:
+            best = self.scores[ranked[0]]
+            leaders = [s for s in active if self.scores[s] == best]
+            winner = leaders[0] if len(leaders) == 1 else None
+        return MatchResult(self.scores, winner, reason, ranking)
+
+
+def hand_seed(seed: int, hand_number: int) -> int:
+    """The seed of the deal of hand ``hand_number`` (1-based) of a match played with ``seed``."""
+    return derive_seed(seed, "deal", hand_number)
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    """The seed handed to the bot in ``seat`` for its own randomness."""
+    return derive_seed(seed, "bot", seat)
+
+
+def _deal_hand(
+    game: Game,
+    rules: Any,
+    players: int,
+    seed: int,
+    number: int,
+    scores: tuple[int, ...],
+    retired: tuple[int, ...],
+) -> GameState:
+    deal = game.deal(rules, players, hand_seed(seed, number))
+    return game.start_hand(rules, players, deal, scores, frozenset(retired))
+
+
+def start_match(game: Game, rules: Any, players: int, seed: int, length: MatchLength) -> Match:
+    """A new match with hand 1 dealt from ``seed``."""
+    scores = (0,) * players
+    hand = _deal_hand(game, rules, players, seed, 1, scores, ())
+    return Match(game, rules, players, seed, length, 1, hand, scores)

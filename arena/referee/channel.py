@@ -1,0 +1,136 @@
+"""The interface the match runner talks to a bot through, and an in-memory test double.
+
+:class:`~arena.referee.process.BotProcess` implements :class:`BotChannel` over pipes;
+:class:`ScriptedBot` implements it in memory, so the match logic (timeouts included, under
+trio's ``MockClock``) can be tested without processes (python-chess ships ``MockTransport`` for
+the same reason).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Protocol
+
+import trio
+
+from arena.referee.framing import LineTooLongError
+from arena.referee.process import BotEOFError, BotGoneError, ExitStatus
+
+
+class BotChannel(Protocol):
+    """A line-oriented connection to one bot."""
+
+    async def send_line(self, line: bytes) -> None: ...
+
+    async def receive_line(self) -> bytes: ...
+
+    def poll_line_nowait(self) -> bytes | None: ...
+
+    def stderr_text(self) -> str: ...
+
+    def stderr_tail(self, max_chars: int = 2000) -> str: ...
+
+    def exit_status(self) -> ExitStatus: ...
+
+    async def wait_exit(self) -> ExitStatus: ...
+
+    async def aclose(self) -> None: ...
+
+
+Connector = Callable[[str], AbstractAsyncContextManager[BotChannel]]
+
+#: What a scripted bot does with each line it receives: the lines to answer (possibly none),
+#: or a float to sleep that many seconds first, or an exception class to "crash".
+Reply = list[bytes]
+Script = Callable[[bytes], Reply | tuple[float, Reply] | None]
+
+
+class ScriptedBot:
+    """A bot in memory: ``script(line)`` returns the reply lines (and optionally a delay).
+
+    ``script`` returning ``None`` closes the bot's output, as an exiting process would.
+    """
+
+    def __init__(self, script: Script, *, max_line_bytes: int = 1 << 16) -> None:
+        self._script = script
+        self._max = max_line_bytes
+        self._send, self._receive = trio.open_memory_channel[bytes | None](1000)
+        self._exit = ExitStatus(None, None)
+        self._closed = False
+        self.received: list[bytes] = []
+
+    def __repr__(self) -> str:
+        return f"<ScriptedBot {'closed' if self._closed else 'running'}>"
+
+    async def send_line(self, line: bytes) -> None:
+        if self._closed:
+            raise BotGoneError("the scripted bot has exited")
+        self.received.append(line)
+        reply = self._script(line)
+        if reply is None:
+            self._closed = True
+            self._exit = ExitStatus(0, None)
+            await self._send.send(None)
+            return
+        delay, lines = reply if isinstance(reply, tuple) else (0.0, reply)
+        if delay:
+            trio.lowlevel.spawn_system_task(self._later, delay, lines)
+        else:
+            for out in lines:
+                self._send.send_nowait(out)
+
+    async def _later(self, delay: float, lines: Reply) -> None:
+        await trio.sleep(delay)
+        for out in lines:
+            self._send.send_nowait(out)
+
+    async def receive_line(self) -> bytes:
+        line = await self._receive.receive()
+        if line is None:
+            raise BotEOFError("the scripted bot closed its output")
+        if len(line) > self._max:
+            raise LineTooLongError(line, self._max)
+        return line
+
+    def poll_line_nowait(self) -> bytes | None:
+        try:
+            line = self._receive.receive_nowait()
+        except trio.WouldBlock:
+            return None
+        if line is None:
+            raise BotEOFError("the scripted bot closed its output")
+        return line
+
+    def stderr_text(self) -> str:
+        return ""
+
+    def stderr_tail(self, max_chars: int = 2000) -> str:
+        return ""
+
+    def exit_status(self) -> ExitStatus:
+        return self._exit
+
+    async def wait_exit(self) -> ExitStatus:
+        while self._exit.running:
+            await trio.sleep(0.01)
+        return self._exit
+
+    async def aclose(self) -> None:
+        self._closed = True
+        if self._exit.running:
+            self._exit = ExitStatus(-9, 9)
+
+
+def scripted_connector(scripts: dict[str, Script]) -> Connector:
+    """A connector that serves ``ScriptedBot``s by command name (for tests)."""
+
+    @asynccontextmanager
+    async def connect(command: str) -> AsyncIterator[BotChannel]:
+        bot = ScriptedBot(scripts[command])
+        try:
+            yield bot
+        finally:
+            await bot.aclose()
+
+    return connect

@@ -1,0 +1,63 @@
+"""Time-control arithmetic (pure): per-move allowance, the bank, and overruns.
+
+The referee measures each request with ``trio.current_time()`` (monotonic) and charges the
+elapsed time here. Time over the per-move limit comes out of the bank; a move that needs more
+than the limit plus the bank is a timeout. Remaining time is never negative.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TimeLimits:
+    """The time control of a match, in milliseconds."""
+
+    startup_ms: int = 5000
+    move_ms: int = 1000
+    bank_ms: int = 0
+
+    def __post_init__(self) -> None:
+        if self.startup_ms < 1 or self.move_ms < 1 or self.bank_ms < 0:
+            raise ValueError(
+                "time limits must be positive (startup and move) and the bank not negative: "
+                f"startup_ms={self.startup_ms}, move_ms={self.move_ms}, bank_ms={self.bank_ms}"
+            )
+
+
+class SeatClock:
+    """One seat's clock: a fixed allowance per move and a bank shared by the whole match."""
+
+    __slots__ = ("bank_s", "move_s")
+
+    def __init__(self, limits: TimeLimits) -> None:
+        self.move_s = limits.move_ms / 1000
+        self.bank_s = limits.bank_ms / 1000
+
+    def allowance_s(self) -> float:
+        """The most this move may take, in seconds: the per-move limit plus the bank left."""
+        return self.move_s + self.bank_s
+
+    def time_left_ms(self) -> int:
+        """The allowance in whole milliseconds, as sent in a request (never negative)."""
+        return max(0, int(self.allowance_s() * 1000))
+
+    def bank_ms(self) -> int:
+        """The bank left in whole milliseconds (never negative)."""
+        return max(0, int(self.bank_s * 1000))
+
+    def charge(self, elapsed_s: float) -> float:
+        """Charge a move that took ``elapsed_s``; returns the overrun in seconds (0 when in time).
+
+        Time over the per-move limit is taken from the bank, which never goes below zero.
+        """
+        over = elapsed_s - self.move_s
+        if over <= 0:
+            return 0.0
+        if over <= self.bank_s:
+            self.bank_s -= over
+            return 0.0
+        overrun = over - self.bank_s
+        self.bank_s = 0.0
+        return overrun

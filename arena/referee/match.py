@@ -1,0 +1,633 @@
+"""Play one match: the engine, the bots and the clocks, and the replay that records it all.
+
+The runner is the only place where the rules meet processes and time. Everything it learns
+about a bot's failure becomes a :class:`~arena.replay.Failure` with its evidence; the failing
+seat loses (in games of three or four it is retired: it passes from then on and ranks last, and
+the others play on). Every bot process is gone when :func:`play_match` returns, however it
+returns (normal end, exception, cancellation, Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import datetime
+import gc
+from collections.abc import Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from arena.games.api import Game
+from arena.games.match import Match, MatchLength, bot_seed, start_match
+from arena.referee.channel import BotChannel, Connector
+from arena.referee.clock import SeatClock, TimeLimits
+from arena.referee.framing import LineTooLongError
+from arena.referee.process import (
+    BotCommandError,
+    BotEOFError,
+    BotGoneError,
+    open_bot_process,
+)
+from arena.replay import (
+    REPLAY_FORMAT,
+    Action,
+    DealRecord,
+    Failure,
+    HandEvent,
+    HandOutcomeRecord,
+    HandRecord,
+    Replay,
+    ResultRecord,
+    Retirement,
+    SeatRecord,
+    Status,
+)
+from arena.wire import (
+    hand_end,
+    hand_start,
+    move_from_wire,
+    move_request,
+    move_to_wire,
+    rules_to_wire,
+)
+from protocol import messages as m
+from protocol.codec import ProtocolError, decode_from_bot, encode
+
+#: How long a bot gets to take a notification (hand start/end) off the pipe.
+NOTIFY_TIMEOUT_S = 5.0
+#: How long the referee tries to tell a failing bot why it is being stopped.
+ERROR_SEND_TIMEOUT_S = 0.1
+#: After EOF, how long to wait for the process to exit so its exit code can be reported.
+EXIT_WAIT_S = 0.5
+#: After ``match_end``, how long a bot has to exit by itself before it is stopped.
+EXIT_GRACE_S = 0.5
+#: Captured stderr kept in the replay per seat.
+REPLAY_STDERR_CHARS = 16384
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """What to play: the game and rules, the seats, the seed, the length, the clocks."""
+
+    game: Game
+    rules: Any
+    players: int
+    seed: int
+    length: MatchLength = field(default_factory=MatchLength)
+    time: TimeLimits = field(default_factory=TimeLimits)
+    max_line_bytes: int = 1 << 16
+
+
+class _BotFailed(Exception):
+    """Internal: raised inside the runner when a bot fails; carries the failure record."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.detail)
+        self.failure = failure
+
+
+class _Seat:
+    """The runner's book-keeping for one seat."""
+
+    def __init__(self, seat: int, command: str, limits: TimeLimits) -> None:
+        self.seat = seat
+        self.command = command
+        self.name = f"seat{seat}"
+        self.clock = SeatClock(limits)
+        self.channel: BotChannel | None = None
+        self.failure: Failure | None = None
+        self.stderr = ""
+
+    @property
+    def live(self) -> bool:
+        return self.channel is not None and self.failure is None
+
+    def __repr__(self) -> str:
+        state = "live" if self.live else (self.failure.status.value if self.failure else "down")
+        return f"<Seat {self.seat} {self.name!r} {state}>"
+
+
+async def play_match(
+    config: MatchConfig,
+    commands: Sequence[str],
+    *,
+    connect: Connector | None = None,
+) -> Replay:
+    """Play a whole match between the bots started by ``commands`` (one per seat).
+
+    Args:
+        config: the game, rules, seed, match length and time control.
+        commands: one bot command line per seat, in seat order.
+        connect: how to start a bot from its command (default: a subprocess).
+
+    Returns:
+        The replay of the match (the caller writes it to disk).
+    """
+    if len(commands) != config.players:
+        raise ValueError(f"{len(commands)} bots for {config.players} players")
+    runner = _MatchRunner(config, list(commands), connect or _process_connector(config))
+    return await runner.run()
+
+
+def _process_connector(config: MatchConfig) -> Connector:
+    def connect(command: str) -> Any:
+        return open_bot_process(command, max_line_bytes=config.max_line_bytes)
+
+    return connect
+
+
+class _MatchRunner:
+    def __init__(self, config: MatchConfig, commands: list[str], connect: Connector) -> None:
+        self.config = config
+        self.connect = connect
+        self.seats = [_Seat(s, c, config.time) for s, c in enumerate(commands)]
+        self.hands: list[HandRecord] = []
+        self.events: list[HandEvent] = []
+        self.request_id = 0
+        self.match: Match | None = None
+        # One stack for every bot, closed last-in first-out (each bot's context holds a nursery,
+        # and trio nurseries must close in order); a failed bot is stopped early with aclose().
+        self.stack = AsyncExitStack()
+
+    async def run(self) -> Replay:
+        started = datetime.datetime.now(datetime.UTC)
+        t0 = trio.current_time()
+        config = self.config
+        # Every bot's context is entered on this stack and exited when the block ends, however it
+        # ends; each exit kills the bot's whole process group (shielded from cancellation).
+        async with self.stack:
+            try:
+                await self._start_bots()
+                gc.collect()
+                gc.freeze()  # start-up garbage is never collected again: no gen-2 pauses
+                match = start_match(
+                    config.game, config.rules, config.players, config.seed, config.length
+                )
+                for seat in self.seats:
+                    if not seat.live:  # failed at start-up: retired before the first hand
+                        match = match.retire(seat.seat)
+                self.match = match
+                match = await self._play(match)
+                await self._finish(match)
+            finally:
+                gc.unfreeze()
+        for seat in self.seats:
+            if seat.channel is not None:
+                seat.stderr = seat.channel.stderr_text()
+        assert self.match is not None and self.match.result is not None
+        result = self.match.result
+        return Replay(
+            format=REPLAY_FORMAT,
+            protocol=m.PROTOCOL_VERSION,
+            game=config.game.name,
+            rules=config.game.rules_dict(config.rules),
+            players=config.players,
+            seed=config.seed,
+            match=m.MatchLength(target=config.length.target, hands=config.length.hands),
+            time=m.TimeControl(
+                startup_ms=config.time.startup_ms,
+                move_ms=config.time.move_ms,
+                bank_ms=config.time.bank_ms,
+            ),
+            seats=[self._seat_record(s) for s in self.seats],
+            hands=self.hands,
+            result=ResultRecord(
+                scores=list(result.scores),
+                winner=result.winner,
+                reason=result.reason,
+                ranking=list(result.ranking),
+            ),
+            started_at=started.isoformat(timespec="seconds"),
+            duration_s=round(trio.current_time() - t0, 3),
+        )
+
+    # -- start-up ------------------------------------------------------------------------------
+
+    async def _start_bots(self) -> None:
+        config = self.config
+        rules = config.game.rules_dict(config.rules)
+        sent_at: dict[int, float] = {}
+        for seat in self.seats:
+            try:
+                seat.channel = await self.stack.enter_async_context(self.connect(seat.command))
+            except BotCommandError as error:
+                seat.failure = Failure(Status.CRASH, str(error), "startup")
+                continue
+            game: Any = config.game.name
+            hello = m.Hello(
+                protocol=m.PROTOCOL_VERSION,
+                game=game,
+                seat=seat.seat,
+                players=config.players,
+                rules=rules_to_wire(config.game.name, rules),
+                match=m.MatchLength(target=config.length.target, hands=config.length.hands),
+                time=m.TimeControl(
+                    startup_ms=config.time.startup_ms,
+                    move_ms=config.time.move_ms,
+                    bank_ms=config.time.bank_ms,
+                ),
+                seed=bot_seed(config.seed, seat.seat),
+            )
+            sent_at[seat.seat] = trio.current_time()
+            try:
+                await self._send(seat, encode(hello), config.time.startup_ms / 1000, "startup")
+            except _BotFailed as failed:
+                await self._stop(seat, failed.failure)
+        # Every bot got its hello at about the same time; each has its own deadline from then.
+        for seat in self.seats:
+            if not seat.live:
+                continue
+            deadline = sent_at[seat.seat] + config.time.startup_ms / 1000
+            try:
+                line = await self._receive(seat, deadline, "startup", None)
+                ready = self._decode(seat, line, "startup", None)
+                if not isinstance(ready, m.Ready):
+                    raise _BotFailed(
+                        self._bad(seat, line, "expected a 'ready' message", "startup", None)
+                    )
+                if ready.protocol is not None and ready.protocol != m.PROTOCOL_VERSION:
+                    raise _BotFailed(
+                        self._bad(
+                            seat,
+                            line,
+                            f"the bot speaks protocol {ready.protocol}; this referee speaks "
+                            f"protocol {m.PROTOCOL_VERSION}",
+                            "startup",
+                            None,
+                        )
+                    )
+                seat.name = ready.name
+            except _BotFailed as failed:
+                await self._stop(seat, failed.failure)
+
+    # -- the match -----------------------------------------------------------------------------
+
+    async def _play(self, match: Match) -> Match:
+        while not match.over:
+            hand = match.hand
+            number = match.hand_number
+            deal = hand.deal()
+            leader = hand.to_move
+            assert leader is not None
+            for seat in self.seats:
+                if seat.live:
+                    view = hand.view(seat.seat)
+                    message = encode(hand_start(view, number, leader))
+                    match = await self._notify(match, seat, message, number)
+            while not match.over and match.hand.outcome() is None:
+                match = await self._turn(match, number)
+            outcome = match.hand.outcome()
+            self.hands.append(
+                HandRecord(
+                    hand_number=number,
+                    deal=DealRecord(
+                        hands=[list(h) for h in deal.hands], boneyard=list(deal.boneyard)
+                    ),
+                    leader=leader,
+                    events=self.events,
+                    outcome=None
+                    if outcome is None
+                    else HandOutcomeRecord(
+                        kind=outcome.kind.value,
+                        winners=list(outcome.winners),
+                        award=list(outcome.award),
+                        scores=list(outcome.scores),
+                        pips=list(outcome.pips),
+                    ),
+                )
+            )
+            self.events = []
+            if outcome is None:  # the match was forfeited during the hand
+                break
+            final = match.hand
+            hands_left = [list(final.view(s).hand) for s in range(match.players)]
+            layout = final.view(0).layout
+            message = encode(hand_end(outcome, number, hands_left, layout))
+            for seat in self.seats:
+                if seat.live:
+                    match = await self._notify(match, seat, message, number)
+            match = match.next_hand()
+            self.match = match
+        self.match = match
+        return match
+
+    async def _turn(self, match: Match, number: int) -> Match:
+        hand = match.hand
+        seat_no = hand.to_move
+        assert seat_no is not None
+        seat = self.seats[seat_no]
+        if not seat.live:
+            legal = hand.legal_moves()
+            move = legal[0]  # a retired seat's only legal move is PASS
+            self.events.append(Action(seat=seat_no, move=move_to_wire(move), auto=True))
+            return match.apply(move)
+        self.request_id += 1
+        request_id = self.request_id
+        clock = seat.clock
+        time_left_ms = clock.time_left_ms()
+        view = hand.view(seat_no)
+        message = encode(move_request(view, request_id, number, time_left_ms, clock.bank_ms()))
+        try:
+            started = trio.current_time()
+            deadline = started + clock.allowance_s()
+            await self._send(seat, message, deadline - started, "move", number, request_id)
+            line = await self._receive(seat, deadline, "move", number, request_id)
+            elapsed = trio.current_time() - started
+            reply = self._decode(seat, line, "move", number, request_id)
+            if not isinstance(reply, m.MoveReply):
+                raise _BotFailed(
+                    self._bad(seat, line, "expected a 'move' message", "move", number, request_id)
+                )
+            if reply.id != request_id:
+                raise _BotFailed(
+                    self._bad(
+                        seat,
+                        line,
+                        f"the reply's id {reply.id} is not the request's id {request_id}",
+                        "move",
+                        number,
+                        request_id,
+                    )
+                )
+            move = move_from_wire(reply.move)
+            legal = view.legal
+            if move not in legal:
+                raise _BotFailed(
+                    Failure(
+                        Status.ILLEGAL_MOVE,
+                        f"illegal move {move} in request {request_id}; open ends "
+                        + (", ".join(f"{p}={v}" for p, v in view.ends) or "none (the lead)"),
+                        "move",
+                        hand_number=number,
+                        request_id=request_id,
+                        move=reply.move,
+                        legal=[move_to_wire(mv) for mv in legal],
+                    )
+                )
+            # A reply in hand was in time: one found by the last look after the deadline fired
+            # was waiting in the pipe already, so the bot is charged the allowance at most.
+            elapsed = min(elapsed, deadline - started)
+            clock.charge(elapsed)
+        except _BotFailed as failed:
+            return await self._fail(seat, failed.failure, match)
+        self.events.append(
+            Action(
+                seat=seat_no,
+                move=move_to_wire(move),
+                request_id=request_id,
+                time_left_ms=time_left_ms,
+                elapsed_ms=round(elapsed * 1000, 3),
+                debug=reply.debug,
+            )
+        )
+        return match.apply(move)
+
+    async def _finish(self, match: Match) -> None:
+        result = match.result
+        assert result is not None
+        results = [
+            m.SeatResult(
+                seat=s.seat,
+                name=s.name,
+                status=(s.failure.status if s.failure else Status.OK).value,  # type: ignore[arg-type]
+                detail=s.failure.detail if s.failure else "",
+            )
+            for s in self.seats
+        ]
+        message = encode(
+            m.MatchEnd(
+                scores=list(result.scores),
+                winner=result.winner,
+                reason=result.reason,  # type: ignore[arg-type]
+                results=results,
+            )
+        )
+        live = [s for s in self.seats if s.live]
+        for seat in live:
+            assert seat.channel is not None
+            with trio.move_on_after(ERROR_SEND_TIMEOUT_S):
+                try:
+                    await seat.channel.send_line(message)
+                except BotGoneError:
+                    pass
+        # Give well-behaved bots a moment to exit by themselves before they are stopped.
+        with trio.move_on_after(EXIT_GRACE_S):
+            for seat in live:
+                assert seat.channel is not None
+                await seat.channel.wait_exit()
+
+    # -- talking to one bot --------------------------------------------------------------------
+
+    async def _send(
+        self,
+        seat: _Seat,
+        line: bytes,
+        timeout_s: float,
+        phase: str,
+        hand_number: int | None = None,
+        request_id: int | None = None,
+    ) -> None:
+        assert seat.channel is not None
+        with trio.move_on_after(timeout_s):
+            try:
+                await seat.channel.send_line(line)
+            except BotGoneError:
+                raise _BotFailed(
+                    await self._crash(seat, "closed its input", phase, hand_number, request_id)
+                ) from None
+            return
+        raise _BotFailed(
+            Failure(
+                Status.TIMEOUT,
+                f"did not read its input within {timeout_s * 1000:.0f} ms",
+                phase,
+                hand_number=hand_number,
+                request_id=request_id,
+                overrun_ms=0.0,
+                stderr_tail=seat.channel.stderr_tail(),
+            )
+        )
+
+    async def _receive(
+        self,
+        seat: _Seat,
+        deadline: float,
+        phase: str,
+        hand_number: int | None,
+        request_id: int | None = None,
+    ) -> bytes:
+        channel = seat.channel
+        assert channel is not None
+        try:
+            with trio.move_on_at(deadline):
+                return await channel.receive_line()
+            # The deadline fired: one last look at what is already in the pipe, so a bot is
+            # not blamed for the referee's own stall.
+            line = channel.poll_line_nowait()
+            if line is not None:
+                return line
+        except BotEOFError as eof:
+            raise _BotFailed(
+                await self._crash(
+                    seat, "closed its output", phase, hand_number, request_id, eof.unterminated
+                )
+            ) from None
+        except LineTooLongError as error:
+            raise _BotFailed(
+                Failure(
+                    Status.LINE_TOO_LONG,
+                    f"sent a line longer than {error.limit} bytes",
+                    phase,
+                    hand_number=hand_number,
+                    request_id=request_id,
+                    line=error.prefix.decode("utf-8", "replace"),
+                    stderr_tail=channel.stderr_tail(),
+                )
+            ) from None
+        overrun = trio.current_time() - deadline
+        raise _BotFailed(self._timeout(seat, overrun, hand_number, request_id, phase))
+
+    def _timeout(
+        self,
+        seat: _Seat,
+        overrun_s: float,
+        hand_number: int | None,
+        request_id: int | None,
+        phase: str = "move",
+    ) -> Failure:
+        assert seat.channel is not None
+        if phase == "startup":
+            detail = f"did not answer 'hello' within {self.config.time.startup_ms} ms"
+        else:
+            detail = f"did not answer request {request_id} in time"
+        overrun_ms = round(max(0.0, overrun_s) * 1000, 1)
+        return Failure(
+            Status.TIMEOUT,
+            f"{detail} (over by {overrun_ms} ms)",
+            phase,
+            hand_number=hand_number,
+            request_id=request_id,
+            overrun_ms=overrun_ms,
+            stderr_tail=seat.channel.stderr_tail(),
+        )
+
+    async def _crash(
+        self,
+        seat: _Seat,
+        what: str,
+        phase: str,
+        hand_number: int | None,
+        request_id: int | None,
+        unterminated: bytes = b"",
+    ) -> Failure:
+        channel = seat.channel
+        assert channel is not None
+        with trio.move_on_after(EXIT_WAIT_S):
+            await channel.wait_exit()
+        status = channel.exit_status()
+        if status.running:
+            detail = f"{what} but kept running"
+        else:
+            detail = f"{what} and exited ({status.describe()})"
+        return Failure(
+            Status.CRASH,
+            detail,
+            phase,
+            hand_number=hand_number,
+            request_id=request_id,
+            exit_code=status.returncode if status.signal is None else None,
+            signal=status.signal,
+            line=unterminated[:200].decode("utf-8", "replace") if unterminated else None,
+            stderr_tail=channel.stderr_tail(),
+        )
+
+    def _decode(
+        self,
+        seat: _Seat,
+        line: bytes,
+        phase: str,
+        hand_number: int | None,
+        request_id: int | None = None,
+    ) -> m.FromBot:
+        try:
+            return decode_from_bot(line)
+        except ProtocolError as error:
+            raise _BotFailed(
+                self._bad(seat, line, error.detail, phase, hand_number, request_id)
+            ) from None
+
+    def _bad(
+        self,
+        seat: _Seat,
+        line: bytes,
+        error: str,
+        phase: str,
+        hand_number: int | None,
+        request_id: int | None = None,
+    ) -> Failure:
+        assert seat.channel is not None
+        return Failure(
+            Status.BAD_MESSAGE,
+            f"sent an invalid message: {error}",
+            phase,
+            hand_number=hand_number,
+            request_id=request_id,
+            line=line[:200].decode("utf-8", "replace"),
+            error=error,
+            stderr_tail=seat.channel.stderr_tail(),
+        )
+
+    async def _notify(self, match: Match, seat: _Seat, message: bytes, number: int) -> Match:
+        try:
+            await self._send(seat, message, NOTIFY_TIMEOUT_S, "notify", number)
+        except _BotFailed as failed:
+            return await self._fail(seat, failed.failure, match)
+        return match
+
+    async def _fail(self, seat: _Seat, failure: Failure, match: Match) -> Match:
+        """Stop the failed bot and retire its seat."""
+        await self._stop(seat, failure)
+        return self._retire(match, seat)
+
+    async def _stop(self, seat: _Seat, failure: Failure) -> None:
+        """Record the failure, tell the bot why (if it still listens), and stop it."""
+        seat.failure = failure
+        channel = seat.channel
+        if channel is not None and failure.status is not Status.CRASH:
+            code: Any = failure.status.value
+            error = encode(m.Error(code=code, message=failure.detail))
+            with trio.move_on_after(ERROR_SEND_TIMEOUT_S):
+                try:
+                    await channel.send_line(error)
+                except BotGoneError:
+                    pass
+        await self._close(seat)
+
+    def _retire(self, match: Match, seat: _Seat) -> Match:
+        assert seat.failure is not None
+        if seat.seat not in match.retired:
+            self.events.append(Retirement(seat=seat.seat, status=seat.failure.status))
+            match = match.retire(seat.seat)
+        self.match = match
+        return match
+
+    async def _close(self, seat: _Seat) -> None:
+        if seat.channel is not None:
+            await seat.channel.aclose()
+            seat.stderr = seat.channel.stderr_text()
+
+    def _seat_record(self, seat: _Seat) -> SeatRecord:
+        failure = seat.failure
+        stderr = seat.stderr
+        if len(stderr) > REPLAY_STDERR_CHARS:
+            stderr = "[...]\n" + stderr[-REPLAY_STDERR_CHARS:]
+        return SeatRecord(
+            seat=seat.seat,
+            command=seat.command,
+            name=seat.name,
+            status=failure.status if failure else Status.OK,
+            detail=failure.detail if failure else "",
+            failure=failure,
+            stderr=stderr,
+        )

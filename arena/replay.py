@@ -1,0 +1,222 @@
+"""The replay file: the record of one match, enough to re-run and verify it bit for bit.
+
+One JSON document per match (docs/replay-format.md). Written atomically: the text goes to a
+temporary file in the same folder, is flushed to disk, then renamed over the final name, so a
+crash never leaves a half file that looks whole.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from protocol import messages as m
+
+REPLAY_FORMAT = 1
+
+
+class Status(enum.Enum):
+    """How a seat's bot finished the match (the CLI's and the replay's ``status``)."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    BAD_MESSAGE = "bad_message"
+    ILLEGAL_MOVE = "illegal_move"
+    LINE_TOO_LONG = "line_too_long"
+
+
+class Failure(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A bot failure with its evidence. Only the fields that apply to the kind are set.
+
+    Attributes:
+        status: the kind of failure.
+        detail: one sentence for a person.
+        phase: ``"startup"`` (before ``ready``), ``"move"`` (answering a request) or
+            ``"notify"`` (while being sent a hand or match message).
+        hand_number: the hand in progress, if any.
+        request_id: the request being answered, if any.
+        overrun_ms: for a timeout, how far past the allowance the referee gave up.
+        exit_code: for a crash, the exit code, when the bot exited.
+        signal: for a crash, the signal that killed it, when one did.
+        line: the offending bytes (truncated to 200) for a bad message or a line too long.
+        error: the decoder's message, with the JSON path.
+        move: for an illegal move, what the bot asked for.
+        legal: for an illegal move, the legal moves.
+        stderr_tail: the end of the bot's stderr when it failed.
+    """
+
+    status: Status
+    detail: str
+    phase: str
+    hand_number: int | None = None
+    request_id: int | None = None
+    overrun_ms: float | None = None
+    exit_code: int | None = None
+    signal: int | None = None
+    line: str | None = None
+    error: str | None = None
+    move: m.WireMove | None = None
+    legal: list[m.WireMove] | None = None
+    stderr_tail: str | None = None
+
+
+class Action(msgspec.Struct, frozen=True, omit_defaults=True, tag="move", tag_field="event"):
+    """One move of a hand.
+
+    ``request_id``, ``time_left_ms`` (what the request said) and ``elapsed_ms`` (as the referee
+    measured it) are absent for an automatic pass of a retired seat (``auto``).
+    """
+
+    seat: int
+    move: m.WireMove
+    request_id: int | None = None
+    time_left_ms: int | None = None
+    elapsed_ms: float | None = None
+    debug: str | None = None
+    auto: bool = False
+
+
+class Retirement(msgspec.Struct, frozen=True, tag="retire", tag_field="event"):
+    """A seat retired at this point of the hand because its bot failed."""
+
+    seat: int
+    status: Status
+
+
+HandEvent = Action | Retirement
+
+
+class DealRecord(msgspec.Struct, frozen=True):
+    """The tiles of a hand as dealt: hands in seat order, the boneyard top first."""
+
+    hands: list[list[tuple[int, int]]]
+    boneyard: list[tuple[int, int]]
+
+
+class HandOutcomeRecord(msgspec.Struct, frozen=True):
+    """How a hand ended, as the engine computed it."""
+
+    kind: str
+    winners: list[int]
+    award: list[int]
+    scores: list[int]
+    pips: list[int]
+
+
+class HandRecord(msgspec.Struct, frozen=True):
+    """One hand: its deal, leader, every event, and how it ended (``None`` when the match was
+    forfeited during the hand)."""
+
+    hand_number: int
+    deal: DealRecord
+    leader: int
+    events: list[HandEvent]
+    outcome: HandOutcomeRecord | None
+
+
+class SeatRecord(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One seat: the bot's command and name, how it finished, and its captured stderr."""
+
+    seat: int
+    command: str
+    name: str
+    status: Status
+    detail: str = ""
+    failure: Failure | None = None
+    stderr: str = ""
+
+
+class ResultRecord(msgspec.Struct, frozen=True):
+    """The end of the match."""
+
+    scores: list[int]
+    winner: int | None
+    reason: str
+    ranking: list[int]
+
+
+class Replay(msgspec.Struct, frozen=True):
+    """A whole match (docs/replay-format.md)."""
+
+    format: int
+    protocol: int
+    game: str
+    rules: dict[str, Any]
+    players: int
+    seed: int
+    match: m.MatchLength
+    time: m.TimeControl
+    seats: list[SeatRecord]
+    hands: list[HandRecord]
+    result: ResultRecord
+    started_at: str = ""
+    duration_s: float = 0.0
+
+
+class ReplayError(ValueError):
+    """A replay file that cannot be read: missing, not JSON, wrong shape or unknown format."""
+
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def encode_replay(replay: Replay) -> bytes:
+    """The replay as JSON bytes (compact, one document, newline-terminated)."""
+    return _ENCODER.encode(replay) + b"\n"
+
+
+def write_replay(path: str | os.PathLike[str], replay: Replay) -> Path:
+    """Write ``replay`` to ``path`` atomically (temporary file, fsync, rename)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = encode_replay(replay)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.fchmod(fd, 0o644)  # mkstemp makes the file private; a replay is meant to be shared
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def read_replay(path: str | os.PathLike[str]) -> Replay:
+    """Read and check a replay file.
+
+    Raises:
+        ReplayError: naming the file and what is wrong with it.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise ReplayError(f"cannot read replay {str(path)!r}: {error.strerror}") from None
+    return decode_replay(data, str(path))
+
+
+def decode_replay(data: bytes, name: str = "<replay>") -> Replay:
+    """Decode replay bytes, refusing an unknown format version with a clear message."""
+    try:
+        header = msgspec.json.decode(data, type=dict[str, Any])
+    except msgspec.DecodeError as error:
+        raise ReplayError(f"{name} is not a replay file (not JSON: {error})") from None
+    except msgspec.ValidationError:
+        raise ReplayError(f"{name} is not a replay file (not a JSON object)") from None
+    version = header.get("format")
+    if version != REPLAY_FORMAT:
+        raise ReplayError(
+            f"{name} has replay format {version!r}; this arena reads format {REPLAY_FORMAT}"
+        )
+    try:
+        return msgspec.convert(header, Replay)
+    except msgspec.ValidationError as error:
+        raise ReplayError(f"{name} is not a valid replay: {error}") from None

@@ -1,0 +1,129 @@
+"""Translation between engine values and protocol messages.
+
+The engines (:mod:`arena.games`) and the protocol (:mod:`protocol`) import neither each other;
+this module is the one bridge, used by the referee, the replay verifier and the sample bots'
+helpers alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from arena.games.api import DRAW, PASS, HandOutcome, Move, SeatView, play
+from arena.games.tiles import make_tile
+from protocol import messages as m
+
+_DRAW_WIRE = m.Draw()
+_PASS_WIRE = m.Pass()
+_wire_cache: dict[Move, m.WireMove] = {}
+
+
+def move_to_wire(move: Move) -> m.WireMove:
+    """The protocol form of an engine move (cached: moves are few and immutable)."""
+    wire = _wire_cache.get(move)
+    if wire is None:
+        if move.kind == "draw":
+            wire = _DRAW_WIRE
+        elif move.kind == "pass":
+            wire = _PASS_WIRE
+        else:
+            assert move.tile is not None and move.out is not None
+            end: Any = move.end
+            wire = m.Play(tile=move.tile, end=end, out=move.out)
+        _wire_cache[move] = wire
+    return wire
+
+
+def move_from_wire(wire: m.WireMove) -> Move:
+    """The engine move a bot asked for; a tile may be written in either order.
+
+    Raises:
+        ValueError: when a tile half is out of range (the decoder already checks this).
+    """
+    if isinstance(wire, m.Draw):
+        return DRAW
+    if isinstance(wire, m.Pass):
+        return PASS
+    return play(make_tile(*wire.tile), wire.end, wire.out)
+
+
+def rules_to_wire(game: str, rules: dict[str, Any]) -> m.RulesConfig:
+    """The rules config message for a game's rules mapping."""
+    if game != "matador":
+        raise ValueError(f"no protocol rules config for game {game!r}")
+    return msgspec.convert(rules, m.MatadorRules)
+
+
+def rules_from_wire(config: m.RulesConfig) -> dict[str, Any]:
+    """The rules mapping (engine flags) of a rules config message."""
+    raw = msgspec.to_builtins(config)
+    raw.pop("game", None)
+    return dict(raw)
+
+
+def move_request(
+    view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
+) -> m.MoveRequest:
+    """The ``request`` message for the seat of ``view``, which must be the seat to move."""
+    draws = [0] * view.players
+    passes = [0] * view.players
+    history = []
+    for event in view.history:
+        kind = event.move.kind
+        if kind == "draw":
+            draws[event.seat] += 1
+        elif kind == "pass":
+            passes[event.seat] += 1
+        history.append(m.Event(seat=event.seat, move=move_to_wire(event.move)))
+    return m.MoveRequest(
+        id=request_id,
+        hand_number=hand_number,
+        seat=view.seat,
+        hand=list(view.hand),
+        layout=list(view.layout),
+        ends=[m.End(position=p, value=v) for p, v in view.ends],  # type: ignore[arg-type]
+        hand_counts=list(view.hand_counts),
+        boneyard_size=view.boneyard_size,
+        scores=list(view.scores),
+        draws=draws,
+        passes=passes,
+        history=history,
+        legal=[move_to_wire(mv) for mv in view.legal],
+        time_left_ms=max(0, time_left_ms),
+        bank_ms=max(0, bank_ms),
+        retired=list(view.retired),
+    )
+
+
+def hand_start(view: SeatView, hand_number: int, leader: int) -> m.HandStart:
+    """The ``hand_start`` message for the seat of ``view`` (at the start of a hand)."""
+    return m.HandStart(
+        hand_number=hand_number,
+        leader=leader,
+        hand=list(view.hand),
+        hand_counts=list(view.hand_counts),
+        boneyard_size=view.boneyard_size,
+        scores=list(view.scores),
+    )
+
+
+def hand_end(
+    outcome: HandOutcome,
+    hand_number: int,
+    hands: list[list[tuple[int, int]]],
+    layout: tuple[tuple[int, int], ...],
+) -> m.HandEnd:
+    """The ``hand_end`` message: every hand revealed, the award and the new scores."""
+    result: Any = outcome.kind.value
+    return m.HandEnd(
+        hand_number=hand_number,
+        result=result,
+        winners=list(outcome.winners),
+        award=list(outcome.award),
+        scores=list(outcome.scores),
+        pips=list(outcome.pips),
+        hands=hands,
+        layout=list(layout),
+    )

@@ -1,0 +1,241 @@
+"""Random-playout speed of the Matador engine, beside OpenSpiel's python_block_dominoes.
+
+Both engines run the same loop in this process: start a new game from a seed, then repeatedly
+pick a uniformly random legal move with a seeded ``random.Random`` and apply it until the game
+is over. Each measurement plays whole games for about ``--seconds`` and reports games/s and
+moves/s.
+
+- Matador: one game is one hand (``deal`` + ``start_hand``), driven only through the public
+  verbs ``legal_moves()``, ``apply(move)`` and ``outcome()``. Every ``apply`` is a move: plays,
+  draws and passes alike.
+- OpenSpiel: ``python_block_dominoes`` (two players, seven tiles each, no boneyard). Its deal is
+  fourteen chance nodes; they are resolved with a random chance outcome but are *not* counted as
+  moves, so only player actions count.
+
+Usage::
+
+    python3 benchmarks/engine_bench.py --seconds 3
+    python3 benchmarks/engine_bench.py --seconds 3 --json
+
+OpenSpiel is an optional dependency (``pip install -e '.[bench]'``); without it the Matador rows
+are still printed, with a note, and the script exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+try:
+    from arena.games import matador
+except ImportError:  # run from a checkout that was not pip-installed: use the repo root
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from arena.games import matador
+
+OPENSPIEL_MISSING = "open-spiel not installed: pip install -e '.[bench]'"
+
+#: The Matador configurations measured: (label, players, rule flags). The first is the headline
+#: row that the OpenSpiel ratio is computed from (two players, default rules, like block dominoes).
+MATADOR_CONFIGS: tuple[tuple[str, int, dict[str, Any]], ...] = (
+    ("2p, default rules", 2, {}),
+    ("4p, default rules", 4, {}),
+    ("3p, hand_size=9-n, draw_when_playable=always", 3,
+     {"hand_size": "9-n", "draw_when_playable": "always"}),
+    ("2p, hand_size=7, draw_mode=one_then_pass, reserve=2", 2,
+     {"hand_size": 7, "draw_mode": "one_then_pass", "reserve": 2}),
+)
+
+
+@dataclass
+class Result:
+    """One measurement: whole games played during about ``seconds``."""
+
+    engine: str
+    config: str
+    games: int
+    moves: int
+    seconds: float
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds
+
+    @property
+    def moves_per_s(self) -> float:
+        return self.moves / self.seconds
+
+    @property
+    def moves_per_game(self) -> float:
+        return self.moves / self.games
+
+    @property
+    def us_per_move(self) -> float:
+        return 1e6 * self.seconds / self.moves
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            **asdict(self),
+            "games_per_s": round(self.games_per_s, 1),
+            "moves_per_s": round(self.moves_per_s, 1),
+            "moves_per_game": round(self.moves_per_game, 2),
+            "us_per_move": round(self.us_per_move, 3),
+        }
+
+
+def measure(engine: str, config: str, play_one: Callable[[int], int], seed: int,
+            seconds: float) -> Result:
+    """Call ``play_one(game_seed)`` (it returns the moves played) until ``seconds`` have passed.
+
+    The clock is read once per game, not per move, so it costs nothing measurable; game ``i``
+    uses seed ``seed + i``, so a run is reproducible move for move.
+    """
+    games = moves = 0
+    clock = time.perf_counter
+    start = clock()
+    deadline = start + seconds
+    while True:
+        moves += play_one(seed + games)
+        games += 1
+        now = clock()
+        if now >= deadline:
+            return Result(engine, config, games, moves, now - start)
+
+
+def matador_player(players: int, flags: dict[str, Any], seed: int) -> Callable[[int], int]:
+    """A function playing one random Matador hand from a deal seed; it returns the move count."""
+    rules = matador.parse_rules(flags)
+    rng = random.Random(seed)
+    choice = rng.choice
+    deal, start_hand = matador.deal, matador.start_hand
+
+    def play_one(game_seed: int) -> int:
+        state = start_hand(rules, players, deal(rules, players, game_seed))
+        moves = 0
+        while state.outcome() is None:
+            state = state.apply(choice(state.legal_moves()))
+            moves += 1
+        return moves
+
+    return play_one
+
+
+def openspiel_player(seed: int) -> Callable[[int], int] | None:
+    """The same loop over OpenSpiel's python_block_dominoes, or ``None`` without open-spiel.
+
+    Chance nodes (the deal) get a uniformly random outcome from the same generator but are not
+    counted as moves. (OpenSpiel draws the deal from the rng, so ``game_seed`` is unused.)
+    """
+    try:
+        import pyspiel
+        # Importing the module registers the Python game with pyspiel.
+        from open_spiel.python.games import block_dominoes  # noqa: F401
+    except ImportError:
+        return None
+    game = pyspiel.load_game("python_block_dominoes")
+    rng = random.Random(seed)
+    choice = rng.choice
+
+    def play_one(_game_seed: int) -> int:
+        state = game.new_initial_state()
+        moves = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                action, _probability = choice(state.chance_outcomes())
+                state.apply_action(action)
+            else:
+                state.apply_action(choice(state.legal_actions()))
+                moves += 1
+        return moves
+
+    return play_one
+
+
+def run(seconds: float, seed: int) -> dict[str, Any]:
+    """Every measurement, one after the other in this process."""
+    results = [
+        measure("matador", label, matador_player(players, flags, seed), seed, seconds)
+        for label, players, flags in MATADOR_CONFIGS
+    ]
+    reference = None
+    spiel = openspiel_player(seed)
+    if spiel is not None:
+        reference = measure("openspiel", "python_block_dominoes, 2p", spiel, seed, seconds)
+    return {
+        "seconds_per_measurement": seconds,
+        "seed": seed,
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "machine": platform.machine(),
+        "matador": results,
+        "openspiel": reference,
+        # Headline: Matador 2p default rules against two-player block dominoes.
+        "ratio": results[0].moves_per_s / reference.moves_per_s if reference else None,
+    }
+
+
+def print_table(report: dict[str, Any]) -> None:
+    rows: list[Result] = list(report["matador"])
+    if report["openspiel"] is not None:
+        rows.append(report["openspiel"])
+    header = ("engine", "configuration", "games", "moves", "games/s", "moves/s", "moves/game",
+              "µs/move")
+    body = [
+        (r.engine, r.config, f"{r.games:,}", f"{r.moves:,}", f"{r.games_per_s:,.0f}",
+         f"{r.moves_per_s:,.0f}", f"{r.moves_per_game:.1f}", f"{r.us_per_move:.2f}")
+        for r in rows
+    ]
+    widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header)]
+
+    def line(cells: tuple[str, ...]) -> str:
+        # Text columns left-aligned, numbers right-aligned.
+        return "  ".join(c.ljust(w) if i < 2 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+
+    print(f"Random playouts, {report['seconds_per_measurement']:g} s per row, seed "
+          f"{report['seed']}, {report['implementation']} {report['python']} on "
+          f"{report['machine']}")
+    print(line(header))
+    print(line(tuple("-" * w for w in widths)))
+    for cells in body:
+        print(line(cells))
+    print()
+    print("Matador: one game = one hand; every apply is a move (plays, draws, passes).")
+    if report["openspiel"] is None:
+        print(OPENSPIEL_MISSING)
+        return
+    print("OpenSpiel: chance nodes (the deal) are applied but not counted as moves.")
+    print(f"Ratio, Matador 2p default moves/s ÷ OpenSpiel moves/s: {report['ratio']:.1f}x")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0,
+                        help="duration of each measurement (default 3)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of deals and choices")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0:
+        parser.error("--seconds must be positive")
+    report = run(args.seconds, args.seed)
+    if args.json:
+        out = dict(report)
+        out["matador"] = [r.as_dict() for r in report["matador"]]
+        out["openspiel"] = report["openspiel"].as_dict() if report["openspiel"] else None
+        out["note"] = (OPENSPIEL_MISSING if report["openspiel"] is None else
+                       "OpenSpiel chance nodes (the deal) are applied but not counted as moves")
+        print(json.dumps(out, indent=2))
+    else:
+        print_table(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,250 @@
+"""Every message of protocol v1, as msgspec Structs (tagged unions on ``"type"``).
+
+Two families, with two decoding policies (msgspec docs: structs, schema evolution):
+
+- :data:`ToBot`: what the referee sends. Bots must ignore fields they do not know, so new
+  optional fields can be added within a protocol version.
+- :data:`FromBot`: what bots send. Decoded strictly (``forbid_unknown_fields=True``), so a typo
+  is a clear error naming the JSON path instead of a silently ignored field.
+
+Tags are explicit strings, so renaming a class never changes the wire. docs/protocol.md is the
+normative description; ``arena schema`` exports the JSON Schema generated from these types.
+
+This package imports nothing of the arena: bots written in Python may use it on their own.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+PROTOCOL_VERSION = 1
+
+Pip = Annotated[int, Meta(ge=0, le=6, description="One half of a tile: 0 (blank) to 6.")]
+Tile = Annotated[
+    tuple[Pip, Pip],
+    Meta(description="A tile as two halves. In hands and legal moves: [low, high]."),
+]
+Seat = Annotated[int, Meta(ge=0, le=3, description="A seat number, 0-based.")]
+RequestId = Annotated[int, Meta(ge=0, description="The id of the request being answered.")]
+Position = Literal["left", "right"]
+MAX_DEBUG_CHARS = 1024
+MAX_NAME_CHARS = 64
+
+# -- moves (both directions) -------------------------------------------------------------------
+
+
+class _Move(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="action"):
+    """A move, as listed in ``legal`` and as sent back by a bot."""
+
+
+class Play(_Move, tag="play"):
+    """Place a tile.
+
+    ``end`` names the open end by position (``null`` for the lead); ``out`` is the half that
+    faces outward afterwards, i.e. the new value of that end (for the lead, the high half).
+    """
+
+    tile: Tile
+    end: Position | None
+    out: Pip
+
+
+class Draw(_Move, tag="draw"):
+    """Take the top tile of the boneyard; the same player acts again."""
+
+
+class Pass(_Move, tag="pass"):
+    """Knock: only legal when there is nothing to play and nothing may be drawn."""
+
+
+WireMove = Play | Draw | Pass
+
+
+# -- shared pieces of messages to bots ---------------------------------------------------------
+
+
+class _ToBotPart(msgspec.Struct, frozen=True):
+    """A part of a message to a bot; bots ignore fields they do not know."""
+
+
+class MatadorRules(_ToBotPart, tag="matador", tag_field="game"):
+    """The Matador variant flags in force (SPEC.md section 1); docs/rules.md explains each."""
+
+    hand_size: Literal[5, 7, "9-n"] = 5
+    lead: Literal["any", "highest_double"] = "any"
+    draw_when_playable: Literal["matador_only", "never", "always"] = "matador_only"
+    reserve: Literal[0, 2] = 0
+    draw_mode: Literal["until_playable", "one_then_pass"] = "until_playable"
+
+
+RulesConfig = MatadorRules
+
+
+class MatchLength(_ToBotPart):
+    """How long the match lasts: to a ``target`` score, or for a fixed number of ``hands``.
+
+    Exactly one of the two is set.
+    """
+
+    target: Annotated[int, Meta(ge=1)] | None = None
+    hands: Annotated[int, Meta(ge=1)] | None = None
+
+
+class TimeControl(_ToBotPart):
+    """Time limits in milliseconds, measured by the referee with a monotonic clock.
+
+    ``move_ms`` is the allowance for every move; time over it is taken from the bank, which
+    starts at ``bank_ms`` and is shared by all the moves of the match. ``startup_ms`` limits the
+    time from start to the ``ready`` reply.
+    """
+
+    startup_ms: Annotated[int, Meta(ge=1)]
+    move_ms: Annotated[int, Meta(ge=1)]
+    bank_ms: Annotated[int, Meta(ge=0)] = 0
+
+
+class End(_ToBotPart):
+    """An open end: its position and the value a tile must match there."""
+
+    position: Position
+    value: Pip
+
+
+class Event(_ToBotPart):
+    """One entry of the public history of a hand: who did what (a drawn tile stays hidden)."""
+
+    seat: Seat
+    move: WireMove
+
+
+class SeatResult(_ToBotPart):
+    """How one seat finished the match."""
+
+    seat: Seat
+    name: str
+    status: Literal["ok", "timeout", "crash", "bad_message", "illegal_move", "line_too_long"]
+    detail: str = ""
+
+
+# -- messages to bots --------------------------------------------------------------------------
+
+
+class _ToBot(msgspec.Struct, frozen=True, tag_field="type"):
+    """A message from the referee to a bot."""
+
+
+class Hello(_ToBot, tag="hello"):
+    """The handshake: sent once, first. The bot answers with ``ready`` within ``startup_ms``."""
+
+    protocol: int
+    game: Literal["matador"]
+    seat: Seat
+    players: Annotated[int, Meta(ge=2, le=4)]
+    rules: RulesConfig
+    match: MatchLength
+    time: TimeControl
+    seed: Annotated[int, Meta(ge=0, description="A seed for the bot's own randomness.")]
+
+
+class HandStart(_ToBot, tag="hand_start"):
+    """A hand begins: your tiles, who leads, every seat's tile count."""
+
+    hand_number: Annotated[int, Meta(ge=1)]
+    leader: Seat
+    hand: list[Tile]
+    hand_counts: list[int]
+    boneyard_size: int
+    scores: list[int]
+
+
+class MoveRequest(_ToBot, tag="request"):
+    """Your move: everything this seat may know, the legal moves and the time left.
+
+    Answer with a ``move`` carrying the same ``id``. A bot can play from this message alone.
+    """
+
+    id: RequestId
+    hand_number: Annotated[int, Meta(ge=1)]
+    seat: Seat
+    hand: list[Tile]
+    layout: Annotated[
+        list[Tile],
+        Meta(description="The chain from the left end to the right end, each tile as it lies."),
+    ]
+    ends: list[End]
+    hand_counts: list[int]
+    boneyard_size: int
+    scores: list[int]
+    draws: Annotated[list[int], Meta(description="Tiles each seat drew in this hand.")]
+    passes: Annotated[list[int], Meta(description="Times each seat passed in this hand.")]
+    history: list[Event]
+    legal: list[WireMove]
+    time_left_ms: Annotated[
+        int, Meta(ge=0, description="Time for this move: the per-move limit plus the bank left.")
+    ]
+    bank_ms: Annotated[int, Meta(ge=0, description="The bank left (included in time_left_ms).")]
+    retired: list[Seat] = []
+
+
+class HandEnd(_ToBot, tag="hand_end"):
+    """A hand is over: how it ended, every hand revealed, the award and the scores."""
+
+    hand_number: Annotated[int, Meta(ge=1)]
+    result: Literal["domino", "block"]
+    winners: list[Seat]
+    award: list[int]
+    scores: list[int]
+    pips: list[int]
+    hands: Annotated[list[list[Tile]], Meta(description="Every seat's tiles left, in seat order.")]
+    layout: list[Tile]
+
+
+class MatchEnd(_ToBot, tag="match_end"):
+    """The match is over. The bot should exit; it is stopped after a short grace."""
+
+    scores: list[int]
+    winner: Seat | None
+    reason: Literal["target", "hands", "forfeit"]
+    results: list[SeatResult]
+
+
+class Error(_ToBot, tag="error"):
+    """Why the referee is stopping this bot (sent when the pipe is still open), then it is
+    stopped."""
+
+    code: Literal["timeout", "bad_message", "illegal_move", "line_too_long", "protocol_version"]
+    message: str
+
+
+ToBot = Hello | HandStart | MoveRequest | HandEnd | MatchEnd | Error
+
+
+# -- messages from bots ------------------------------------------------------------------------
+
+
+class _FromBot(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type"):
+    """A message from a bot to the referee; unknown fields are an error."""
+
+
+class Ready(_FromBot, tag="ready"):
+    """The answer to ``hello``."""
+
+    name: Annotated[str, Meta(min_length=1, max_length=MAX_NAME_CHARS)]
+    protocol: int | None = None
+
+
+class MoveReply(_FromBot, tag="move"):
+    """The answer to a ``request``: one of its legal moves, with the request's ``id``.
+
+    ``debug`` is an optional note (at most 1024 characters) kept in the replay beside the move.
+    """
+
+    id: RequestId
+    move: WireMove
+    debug: Annotated[str, Meta(max_length=MAX_DEBUG_CHARS)] | None = None
+
+
+FromBot = Ready | MoveReply
