@@ -77,15 +77,19 @@ class Match:
         """Play ``move`` in the current hand (raises the engine's ``IllegalMoveError``)."""
         return replace(self, hand=self.hand.apply(move))
 
-    def retire(self, seat: int) -> Match:
-        """Retire ``seat`` (its bot failed): it passes from now on and ranks last.
+    def retire(self, *seats: int) -> Match:
+        """Retire ``seats`` (their bots failed): they pass from now on and rank last.
 
-        With fewer than two seats left in play the match ends at once by forfeit.
+        With fewer than two seats left in play the match ends at once by forfeit. A match that
+        is already over keeps its result.
         """
-        if seat in self.retired:
+        new = [s for s in seats if s not in self.retired]
+        if self.over or not new:
             return self
-        retired = (*self.retired, seat)
-        match = replace(self, retired=retired, hand=self.hand.retire(seat))
+        hand = self.hand
+        for seat in new:
+            hand = hand.retire(seat)
+        match = replace(self, retired=(*self.retired, *new), hand=hand)
         if len(match.active_seats()) < 2:
             return replace(match, result=match._result("forfeit"))
         return match

@@ -164,9 +164,8 @@ class _MatchRunner:
                 match = start_match(
                     config.game, config.rules, config.players, config.seed, config.length
                 )
-                for seat in self.seats:
-                    if not seat.live:  # failed at start-up: retired before the first hand
-                        match = match.retire(seat.seat)
+                # Bots that failed at start-up are retired before the first hand.
+                match = match.retire(*(s.seat for s in self.seats if not s.live))
                 self.match = match
                 match = await self._play(match)
                 await self._finish(match)
@@ -302,13 +301,14 @@ class _MatchRunner:
                 break
             final = match.hand
             hands_left = [list(final.view(s).hand) for s in range(match.players)]
-            layout = final.view(0).layout
-            message = encode(hand_end(outcome, number, hands_left, layout))
+            message = encode(hand_end(outcome, number, hands_left, final.view(0).layout))
+            # The award counts and the next hand is dealt before anybody is told: a bot that
+            # fails to take the news is retired from the next hand, not this finished one.
+            match = match.next_hand()
+            self.match = match
             for seat in self.seats:
                 if seat.live:
                     match = await self._notify(match, seat, message, number)
-            match = match.next_hand()
-            self.match = match
         self.match = match
         return match
 
@@ -606,7 +606,7 @@ class _MatchRunner:
 
     def _retire(self, match: Match, seat: _Seat) -> Match:
         assert seat.failure is not None
-        if seat.seat not in match.retired:
+        if not match.over and seat.seat not in match.retired:
             self.events.append(Retirement(seat=seat.seat, status=seat.failure.status))
             match = match.retire(seat.seat)
         self.match = match
