@@ -40,7 +40,7 @@ class _Move(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="
     """A move, as listed in ``legal`` and as sent back by a bot."""
 
 
-class Play(_Move, tag="play"):
+class Play(_Move, tag="play", frozen=True):
     """Place a tile.
 
     ``end`` names the open end by position (``null`` for the lead); ``out`` is the half that
@@ -52,11 +52,11 @@ class Play(_Move, tag="play"):
     out: Pip
 
 
-class Draw(_Move, tag="draw"):
+class Draw(_Move, tag="draw", frozen=True):
     """Take the top tile of the boneyard; the same player acts again."""
 
 
-class Pass(_Move, tag="pass"):
+class Pass(_Move, tag="pass", frozen=True):
     """Knock: only legal when there is nothing to play and nothing may be drawn."""
 
 
@@ -70,7 +70,7 @@ class _ToBotPart(msgspec.Struct, frozen=True):
     """A part of a message to a bot; bots ignore fields they do not know."""
 
 
-class MatadorRules(_ToBotPart, tag="matador", tag_field="game"):
+class MatadorRules(_ToBotPart, tag="matador", tag_field="game", frozen=True):
     """The Matador variant flags in force (SPEC.md section 1); docs/rules.md explains each."""
 
     hand_size: Literal[5, 7, "9-n"] = 5
@@ -83,7 +83,7 @@ class MatadorRules(_ToBotPart, tag="matador", tag_field="game"):
 RulesConfig = MatadorRules
 
 
-class MatchLength(_ToBotPart):
+class MatchLength(_ToBotPart, frozen=True):
     """How long the match lasts: to a ``target`` score, or for a fixed number of ``hands``.
 
     Exactly one of the two is set.
@@ -93,7 +93,7 @@ class MatchLength(_ToBotPart):
     hands: Annotated[int, Meta(ge=1)] | None = None
 
 
-class TimeControl(_ToBotPart):
+class TimeControl(_ToBotPart, frozen=True):
     """Time limits in milliseconds, measured by the referee with a monotonic clock.
 
     ``move_ms`` is the allowance for every move; time over it is taken from the bank, which
@@ -106,21 +106,21 @@ class TimeControl(_ToBotPart):
     bank_ms: Annotated[int, Meta(ge=0)] = 0
 
 
-class End(_ToBotPart):
+class End(_ToBotPart, frozen=True):
     """An open end: its position and the value a tile must match there."""
 
     position: Position
     value: Pip
 
 
-class Event(_ToBotPart):
+class Event(_ToBotPart, frozen=True):
     """One entry of the public history of a hand: who did what (a drawn tile stays hidden)."""
 
     seat: Seat
     move: WireMove
 
 
-class SeatResult(_ToBotPart):
+class SeatResult(_ToBotPart, frozen=True):
     """How one seat finished the match."""
 
     seat: Seat
@@ -136,7 +136,7 @@ class _ToBot(msgspec.Struct, frozen=True, tag_field="type"):
     """A message from the referee to a bot."""
 
 
-class Hello(_ToBot, tag="hello"):
+class Hello(_ToBot, tag="hello", frozen=True):
     """The handshake: sent once, first. The bot answers with ``ready`` within ``startup_ms``."""
 
     protocol: int
@@ -149,7 +149,7 @@ class Hello(_ToBot, tag="hello"):
     seed: Annotated[int, Meta(ge=0, description="A seed for the bot's own randomness.")]
 
 
-class HandStart(_ToBot, tag="hand_start"):
+class HandStart(_ToBot, tag="hand_start", frozen=True):
     """A hand begins: your tiles, who leads, every seat's tile count."""
 
     hand_number: Annotated[int, Meta(ge=1)]
@@ -160,7 +160,7 @@ class HandStart(_ToBot, tag="hand_start"):
     scores: list[int]
 
 
-class MoveRequest(_ToBot, tag="request"):
+class MoveRequest(_ToBot, tag="request", frozen=True):
     """Your move: everything this seat may know, the legal moves and the time left.
 
     Answer with a ``move`` carrying the same ``id``. A bot can play from this message alone.
@@ -189,7 +189,7 @@ class MoveRequest(_ToBot, tag="request"):
     retired: list[Seat] = []
 
 
-class HandEnd(_ToBot, tag="hand_end"):
+class HandEnd(_ToBot, tag="hand_end", frozen=True):
     """A hand is over: how it ended, every hand revealed, the award and the scores."""
 
     hand_number: Annotated[int, Meta(ge=1)]
@@ -202,7 +202,7 @@ class HandEnd(_ToBot, tag="hand_end"):
     layout: list[Tile]
 
 
-class MatchEnd(_ToBot, tag="match_end"):
+class MatchEnd(_ToBot, tag="match_end", frozen=True):
     """The match is over. The bot should exit; it is stopped after a short grace."""
 
     scores: list[int]
@@ -211,7 +211,7 @@ class MatchEnd(_ToBot, tag="match_end"):
     results: list[SeatResult]
 
 
-class Error(_ToBot, tag="error"):
+class Error(_ToBot, tag="error", frozen=True):
     """Why the referee is stopping this bot (sent when the pipe is still open), then it is
     stopped."""
 
@@ -229,14 +229,14 @@ class _FromBot(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_fiel
     """A message from a bot to the referee; unknown fields are an error."""
 
 
-class Ready(_FromBot, tag="ready"):
+class Ready(_FromBot, tag="ready", frozen=True):
     """The answer to ``hello``."""
 
     name: Annotated[str, Meta(min_length=1, max_length=MAX_NAME_CHARS)]
     protocol: int | None = None
 
 
-class MoveReply(_FromBot, tag="move"):
+class MoveReply(_FromBot, tag="move", frozen=True):
     """The answer to a ``request``: one of its legal moves, with the request's ``id``.
 
     ``debug`` is an optional note (at most 1024 characters) kept in the replay beside the move.

@@ -118,14 +118,14 @@ _PLAYABLE, _MOVES = _build_tables()
 _LEFT_MOVES, _RIGHT_MOVES = _MOVES
 _LEAD_MOVES: tuple[Move, ...] = tuple(play(t, None, t[1]) for t in ALL_TILES)
 _PASS_ONLY: tuple[Move, ...] = (PASS,)
+_DRAW_ONLY: tuple[Move, ...] = (DRAW,)
 #: Tile -> its bit in a hand (one dict lookup instead of a lookup and a shift).
 _TILE_BIT: dict[Tile, int] = {t: 1 << i for t, i in TILE_INDEX.items()}
-_DRAW_ONLY: tuple[Move, ...] = (DRAW,)
 
 # Memo of the plays on one end, per side and end value: {tiles of the hand playable there: the
 # moves, in tile order}. Building the tuple from the per-tile table costs more than the rest of
 # legal_moves() together, and the same (value, tiles) pairs recur endlessly in playouts. Keys are
-# subsets of the eleven tiles playable on one value, so the memo is bounded (2 x 7 x 2**11).
+# subsets of the at most ten tiles playable on one value, so the memo stays small (< 2 x 7 x 2**10).
 _LEFT_MEMO: tuple[dict[int, tuple[Move, ...]], ...] = tuple({0: ()} for _ in range(7))
 _RIGHT_MEMO: tuple[dict[int, tuple[Move, ...]], ...] = tuple({0: ()} for _ in range(7))
 
@@ -336,7 +336,8 @@ class MatadorState:
         kind = move.kind
         if kind == "play":
             tile = move.tile
-            assert tile is not None and move.out is not None
+            assert tile is not None
+            assert move.out is not None
             hands = list(self.hands)
             hand = hands[seat] = hands[seat] & ~_TILE_BIT[tile]
             new.hands = tuple(hands)

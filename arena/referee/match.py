@@ -390,7 +390,7 @@ class _MatchRunner:
             m.SeatResult(
                 seat=s.seat,
                 name=s.name,
-                status=(s.failure.status if s.failure else Status.OK).value,  # type: ignore[arg-type]
+                status=(s.failure.status if s.failure else Status.OK).value,
                 detail=s.failure.detail if s.failure else "",
             )
             for s in self.seats

@@ -224,6 +224,8 @@ def _reap_group_orphans(pgid: int) -> None:
     # Processes of the group that were re-parented to us (when the referee is PID 1 in a
     # container, or a child subreaper) would stay zombies forever: reap them. This only ever
     # touches our own children in this one group, so it cannot steal another Popen's status.
+    if not hasattr(os, "waitid"):  # not on macOS
+        return
     while True:
         try:
             info = os.waitid(os.P_PGID, pgid, os.WEXITED | os.WNOHANG)

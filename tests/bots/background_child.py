@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test bot: forks a child that keeps stdout open and sleeps; answers one line; argv[1] exit|hang."""
+"""Test bot: starts a sleeping child holding stdout, answers a line, then argv[1]: exit|hang."""
 
 import subprocess
 import sys

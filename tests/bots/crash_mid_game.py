@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test bot: answers the first argv[1] lines (default 1) with argv[2] (default '{}'), then raises."""
+"""Test bot: answers argv[1] lines (default 1) with argv[2] (default '{}'), then raises."""
 
 import sys
 

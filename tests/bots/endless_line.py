@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test bot: answers argv[1] lines (default 0) with argv[2], then writes b'x' forever, no newline."""
+"""Test bot: answers argv[1] lines (default 0) with argv[2], then writes b'x' without end."""
 
 import os
 import sys

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test bot: ignores SIGTERM, answers every line with argv[1] (default '{}'), then sleeps forever."""
+"""Test bot: ignores SIGTERM, answers each line with argv[1] (default '{}'), then sleeps."""
 
 import signal
 import sys

@@ -190,7 +190,7 @@ def test_poll_after_deadline_finds_late_reply() -> None:
             # The referee itself stalls (blocking on purpose) until the reply is in the pipe.
             deadline = time.monotonic() + 10
             while (line := proc.poll_line_nowait()) is None and time.monotonic() < deadline:
-                time.sleep(0.01)
+                time.sleep(0.01)  # noqa: ASYNC251  the referee stalls on purpose
             assert line == b'{"type":"late"}'
             assert proc.poll_line_nowait() is None
 
@@ -287,7 +287,7 @@ def test_eof_keeps_unterminated_last_bytes() -> None:
     """Bytes written without a newline before exiting are kept on the BotEOFError."""
 
     async def main() -> None:
-        code = "import sys; sys.stdout.write('{\"type\":\"pla'); sys.stdout.flush()"
+        code = 'import sys; sys.stdout.write(\'{"type":"pla\'); sys.stdout.flush()'
         async with open_bot_process(python(code)) as proc:
             with pytest.raises(BotEOFError) as info:
                 await proc.receive_line()
@@ -418,7 +418,7 @@ def test_body_exception_propagates_unwrapped() -> None:
             procs.append(proc)
             raise ValueError("boom")
 
-    with pytest.raises(ValueError, match="^boom$"):
+    with pytest.raises(ValueError, match=r"^boom$"):
         run(main)
     assert not procs[0].exit_status().running
     assert_group_gone(procs[0].pid)
@@ -506,7 +506,8 @@ def test_missing_file_relative_to_cwd(tmp_path: Path) -> None:
     assert parse_command("./bot", cwd=str(tmp_path)) == ["./bot"]
     with pytest.raises(BotCommandError) as info:
         parse_command("./other", cwd=str(tmp_path))
-    assert str(info.value) == f"bot command './other': file not found (relative to {str(tmp_path)!r})"
+    where = f"(relative to {str(tmp_path)!r})"
+    assert str(info.value) == f"bot command './other': file not found {where}"
 
 
 def test_non_executable_file_suggests_interpreter(tmp_path: Path) -> None:
@@ -548,11 +549,11 @@ def test_program_is_looked_up_on_the_bot_path(tmp_path: Path) -> None:
 
 def test_empty_and_unparsable_commands() -> None:
     """Empty commands and unbalanced quotes are command errors."""
-    with pytest.raises(BotCommandError, match="^bot command '': empty command$"):
+    with pytest.raises(BotCommandError, match=r"^bot command '': empty command$"):
         parse_command("")
-    with pytest.raises(BotCommandError, match="^bot command '  ': empty command$"):
+    with pytest.raises(BotCommandError, match=r"^bot command '  ': empty command$"):
         parse_command("  ")
-    with pytest.raises(BotCommandError, match="^bot command '': empty command$"):
+    with pytest.raises(BotCommandError, match=r"^bot command '': empty command$"):
         parse_command([])
     with pytest.raises(BotCommandError, match="cannot parse: No closing quotation"):
         parse_command("python3 'unclosed")

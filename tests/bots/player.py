@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Test bot: plays the first legal move, and misbehaves as argv[1] says at request argv[2].
+
+Usage: player.py MODE [N] [ARG] [MARKER]. Until request N (1-based, default 1) it plays correctly; at
+request N it does MODE:
+
+  ok            never misbehaves
+  hang          stops answering (keeps reading)
+  crash         writes a traceback-like line to stderr and exits with code 3
+  signal        kills itself with SIGKILL
+  garbage       answers with bytes that are not JSON
+  endless       writes 'x' forever without a newline
+  illegal       answers with a move that is not legal (a tile it does not hold)
+  wrong_id      answers with the wrong request id
+  unknown_field answers with an extra field "mvoe"
+  late          answers after sleeping ARG seconds (default 1.5)
+  silent_exit   exits 0 without answering
+  close_stdout  closes its stdout and keeps running
+  flood_stderr  writes 2 MB to stderr, then answers correctly (never fails)
+  ignore_term   ignores SIGTERM and never exits by itself after match_end (never fails)
+  linger        keeps running after match_end with a child holding stdout (never fails)
+  debug         attaches a debug note ARG to every reply (never fails)
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+at = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+arg = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
+marker = sys.argv[4:]  # tests pass a unique marker so they can find leftover processes
+out = sys.stdout.buffer
+
+
+def send(obj: dict) -> None:
+    out.write(json.dumps(obj).encode() + b"\n")
+    out.flush()
+
+
+if mode == "ignore_term":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+requests = 0
+for raw in sys.stdin.buffer:
+    msg = json.loads(raw)
+    kind = msg["type"]
+    if kind == "hello":
+        send({"type": "ready", "name": f"player-{mode}"})
+    elif kind == "request":
+        requests += 1
+        reply = {"type": "move", "id": msg["id"], "move": msg["legal"][0]}
+        if mode == "debug":
+            reply["debug"] = arg or "thinking"
+        if mode == "flood_stderr" and requests == at:
+            for _ in range(2048):
+                sys.stderr.write("e" * 1023 + "\n")
+            sys.stderr.flush()
+        if requests == at and mode not in ("ok", "flood_stderr", "ignore_term", "linger", "debug"):
+            if mode == "hang":
+                for _ in sys.stdin.buffer:
+                    pass
+                time.sleep(3600)
+            elif mode == "crash":
+                sys.stderr.write("Traceback: player.py deliberately crashed\n")
+                sys.stderr.flush()
+                os._exit(3)
+            elif mode == "signal":
+                os.kill(os.getpid(), signal.SIGKILL)
+            elif mode == "garbage":
+                out.write(b"this is not json\n")
+                out.flush()
+                continue
+            elif mode == "endless":
+                while True:
+                    out.write(b"x" * 65536)
+                    out.flush()
+            elif mode == "illegal":
+                held = {tuple(t) for t in msg["hand"]}
+                tile = next([a, b] for a in range(7) for b in range(a, 7) if (a, b) not in held)
+                reply["move"] = {"action": "play", "tile": tile, "end": "left", "out": tile[1]}
+            elif mode == "wrong_id":
+                reply["id"] = msg["id"] + 1000
+            elif mode == "unknown_field":
+                reply["mvoe"] = 1
+            elif mode == "late":
+                time.sleep(float(arg or 1.5))
+            elif mode == "silent_exit":
+                sys.exit(0)
+            elif mode == "close_stdout":
+                os.close(1)
+                time.sleep(3600)
+        send(reply)
+    elif kind in ("match_end", "error"):
+        if mode == "ignore_term":
+            time.sleep(3600)
+        if mode == "linger":
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", *marker])
+            time.sleep(3600)
+        break
