@@ -99,7 +99,7 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument("--move-ms", type=_positive, default=1000, help="per-move limit (1000)")
     play.add_argument("--bank-ms", type=_non_negative, default=0, help="time bank (0)")
     play.add_argument("--startup-ms", type=_positive, default=5000, help="startup limit (5000)")
-    play.add_argument("--replay", type=Path, help="replay file (default: replays/<time>-<seed>.json)")
+    play.add_argument("--replay", type=Path, help="replay file (default: replays/TIME-SEED.json)")
     play.add_argument("--json", action="store_true", help="print one JSON object as the result")
     rules = play.add_argument_group("Matador rules (docs/rules.md)")
     rules.add_argument("--hand-size", type=_hand_size, default=5, help="5 (default), 7 or 9-n")

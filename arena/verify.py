@@ -51,10 +51,12 @@ def verify_replay(replay: Replay) -> VerifyReport:
             if record.hand_number != match.hand_number:
                 raise _Mismatch(f"{where} is recorded where hand {match.hand_number} was due")
             deal = match.hand.deal()
-            if [list(h) for h in deal.hands] != record.deal.hands or list(
-                deal.boneyard
-            ) != list(record.deal.boneyard):
-                raise _Mismatch(f"{where}: the recorded deal is not the one seed {replay.seed} gives")
+            if [list(h) for h in deal.hands] != record.deal.hands or list(deal.boneyard) != list(
+                record.deal.boneyard
+            ):
+                raise _Mismatch(
+                    f"{where}: the recorded deal is not the one seed {replay.seed} gives"
+                )
             if record.leader != match.hand.to_move:
                 raise _Mismatch(
                     f"{where}: leader recorded as seat {record.leader}, "
@@ -91,7 +93,9 @@ def _check_action(match: Match, event: Action, where: str) -> Match:
     legal = hand.legal_moves()
     if move not in legal:
         shown = "; ".join(str(m) for m in legal)
-        raise _Mismatch(f"{where}: seat {event.seat} played {move}, which is illegal (legal: {shown})")
+        raise _Mismatch(
+            f"{where}: seat {event.seat} played {move}, which is illegal (legal: {shown})"
+        )
     if event.auto and event.seat not in match.retired:
         raise _Mismatch(f"{where}: an automatic move for seat {event.seat}, which was not retired")
     if move_to_wire(move) != event.move:

@@ -29,7 +29,8 @@ def move_to_wire(move: Move) -> m.WireMove:
         elif move.kind == "pass":
             wire = _PASS_WIRE
         else:
-            assert move.tile is not None and move.out is not None
+            assert move.tile is not None
+            assert move.out is not None
             end: Any = move.end
             wire = m.Play(tile=move.tile, end=end, out=move.out)
         _wire_cache[move] = wire

@@ -192,41 +192,33 @@ def run_bot(
     stdin stays open unless ``close_stdin``, so a bot that exits did so because of what it
     read, not because of EOF. A bot still running after 2 s is killed (``returncode`` None).
     """
-    proc = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd
-    )
-    assert proc.stdin is not None
-    assert proc.stdout is not None
-    assert proc.stderr is not None
     out: list[bytes] = []
     err: list[bytes] = []
-    readers = [
-        threading.Thread(target=_drain, args=(proc.stdout, out)),
-        threading.Thread(target=_drain, args=(proc.stderr, err)),
-    ]
-    for reader in readers:
-        reader.start()
-    try:
-        payload = b"".join(encode(message) + b"\n" for message in messages) + b"".join(raw)
-        proc.stdin.write(payload)
-        proc.stdin.flush()
-        if close_stdin:
-            proc.stdin.close()
-        try:
-            returncode: int | None = proc.wait(timeout=EXIT_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            returncode = None
-    except BrokenPipeError:
-        returncode = proc.wait(timeout=EXIT_TIMEOUT_S)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    payload = b"".join(encode(message) + b"\n" for message in messages) + b"".join(raw)
+    pipe = subprocess.PIPE
+    with subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=pipe, cwd=cwd) as proc:
+        assert proc.stdin is not None
+        readers = [
+            threading.Thread(target=_drain, args=(proc.stdout, out)),
+            threading.Thread(target=_drain, args=(proc.stderr, err)),
+        ]
         for reader in readers:
-            reader.join()
-        if not proc.stdin.closed:
+            reader.start()
+        returncode: int | None = None
+        try:
+            with contextlib.suppress(BrokenPipeError):  # a bot may exit before reading it all
+                proc.stdin.write(payload)
+                proc.stdin.flush()
+                if close_stdin:
+                    proc.stdin.close()
+            returncode = proc.wait(timeout=EXIT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        finally:
             with contextlib.suppress(BrokenPipeError):
                 proc.stdin.close()
+            for reader in readers:
+                reader.join()
     return Run(out[0].splitlines(), returncode, err[0].decode("utf-8", "replace"))
 
 

@@ -177,7 +177,7 @@ def legal_moves(state: GameState) -> tuple[Move, ...]:
 
 
 def apply(state: S, move: Move) -> S:
-    """The state after ``move``; raises :class:`IllegalMoveError` for a move not in ``legal_moves``."""
+    """The state after ``move``; :class:`IllegalMoveError` for a move not in ``legal_moves``."""
     return state.apply(move)  # type: ignore[return-value]
 
 

@@ -57,6 +57,7 @@ class ScriptedBot:
         self._max = max_line_bytes
         self._send, self._receive = trio.open_memory_channel[bytes | None](1000)
         self._exit = ExitStatus(None, None)
+        self._exited = trio.Event()
         self._closed = False
         self.received: list[bytes] = []
 
@@ -71,6 +72,7 @@ class ScriptedBot:
         if reply is None:
             self._closed = True
             self._exit = ExitStatus(0, None)
+            self._exited.set()
             await self._send.send(None)
             return
         delay, lines = reply if isinstance(reply, tuple) else (0.0, reply)
@@ -112,14 +114,14 @@ class ScriptedBot:
         return self._exit
 
     async def wait_exit(self) -> ExitStatus:
-        while self._exit.running:
-            await trio.sleep(0.01)
+        await self._exited.wait()
         return self._exit
 
     async def aclose(self) -> None:
         self._closed = True
         if self._exit.running:
             self._exit = ExitStatus(-9, 9)
+            self._exited.set()
 
 
 def scripted_connector(scripts: dict[str, Script]) -> Connector:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import gc
 from collections.abc import Sequence
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -174,7 +174,8 @@ class _MatchRunner:
         for seat in self.seats:
             if seat.channel is not None:
                 seat.stderr = seat.channel.stderr_text()
-        assert self.match is not None and self.match.result is not None
+        assert self.match is not None
+        assert self.match.result is not None
         result = self.match.result
         return Replay(
             format=REPLAY_FORMAT,
@@ -407,10 +408,8 @@ class _MatchRunner:
         for seat in live:
             assert seat.channel is not None
             with trio.move_on_after(ERROR_SEND_TIMEOUT_S):
-                try:
+                with suppress(BotGoneError):
                     await seat.channel.send_line(message)
-                except BotGoneError:
-                    pass
         # Give well-behaved bots a moment to exit by themselves before they are stopped.
         with trio.move_on_after(EXIT_GRACE_S):
             for seat in live:
@@ -598,10 +597,8 @@ class _MatchRunner:
             code: Any = failure.status.value
             error = encode(m.Error(code=code, message=failure.detail))
             with trio.move_on_after(ERROR_SEND_TIMEOUT_S):
-                try:
+                with suppress(BotGoneError):
                     await channel.send_line(error)
-                except BotGoneError:
-                    pass
         await self._close(seat)
 
     def _retire(self, match: Match, seat: _Seat) -> Match:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Test bot: plays the first legal move, and misbehaves as argv[1] says at request argv[2].
 
-Usage: player.py MODE [N] [ARG] [MARKER]. Until request N (1-based, default 1) it plays correctly; at
-request N it does MODE:
+Usage: player.py MODE [N] [ARG] [MARKER]. Until request N (1-based, default 1) it plays
+correctly; at request N it does MODE:
 
   ok            never misbehaves
   hang          stops answering (keeps reading)

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.games.match import MatchLength
 from arena.games.matador import MATADOR, MatadorRules
+from arena.games.match import MatchLength
 from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, play_match
 from arena.replay import Action, Replay, Retirement, Status
@@ -231,8 +231,10 @@ def test_the_bank_covers_a_slow_move_and_shrinks(marker: str) -> None:
     seat0 = [e for h in replay.hands for e in h.events if isinstance(e, Action) and e.seat == 0]
     first, later = seat0[0], seat0[-1]
     assert first.time_left_ms == 2300
-    assert first.elapsed_ms is not None and first.elapsed_ms >= 600
-    assert later.time_left_ms is not None and later.time_left_ms <= 2300 - 250
+    assert first.elapsed_ms is not None
+    assert first.elapsed_ms >= 600
+    assert later.time_left_ms is not None
+    assert later.time_left_ms <= 2300 - 250
     assert_clean(replay, marker)
 
 

@@ -1,0 +1,319 @@
+"""A replay as a list of display steps: what a viewer shows, one position after each event.
+
+Pure, and shared by every viewer (the terminal one, a later HTML one). Nothing here decides a
+rule: like :mod:`arena.verify`, the steps come from applying the recorded events through the
+same match layer and engine the referee used, so every position shown is the engine's own.
+
+The steps of a match, in order:
+
+- ``MATCH_START``: the settings and the seats (with any start-up failure); no board.
+- per hand: ``HAND_START`` (the deal, the leader to move), then one ``MOVE`` or ``RETIRE`` per
+  recorded event, then ``HAND_END`` (unless the match was forfeited during the hand).
+- ``MATCH_END``: the result, with the last board shown.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+
+from arena.games.api import HandEnd, HandOutcome, Move
+from arena.games.match import Match, MatchLength, MatchResult, start_match
+from arena.games.registry import get_game
+from arena.games.tiles import Tile, tile_str
+from arena.replay import Action, Failure, Replay, Status
+from arena.wire import move_from_wire
+
+
+class StepsError(ValueError):
+    """A replay whose events do not re-run through the engine (``arena verify`` says more)."""
+
+
+class StepKind(enum.Enum):
+    """What a step shows."""
+
+    MATCH_START = "match_start"
+    HAND_START = "hand_start"
+    MOVE = "move"
+    RETIRE = "retire"
+    HAND_END = "hand_end"
+    MATCH_END = "match_end"
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """The position at a step, with every seat's tiles (a replay hides nothing).
+
+    Attributes:
+        layout: the chain from the left end to the right end, each tile as it lies.
+        ends: the open ends as ``(position, value)``; empty before the lead.
+        hands: each seat's tiles, canonical order, in seat order.
+        boneyard_size: tiles left in the boneyard.
+        scores: the match scores (at a hand's end, with its award counted).
+        to_move: the seat to act, or ``None`` when the hand is over.
+        retired: the retired seats, in seat order.
+    """
+
+    layout: tuple[Tile, ...]
+    ends: tuple[tuple[str, int], ...]
+    hands: tuple[tuple[Tile, ...], ...]
+    boneyard_size: int
+    scores: tuple[int, ...]
+    to_move: int | None
+    retired: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One display step: the board after an event, and the event itself.
+
+    Attributes:
+        kind: what happened.
+        hand_number: the hand the step belongs to (``None`` for the match start and end).
+        board: the position after the event (``None`` at the match start, and at the match end
+            when no hand was ever dealt).
+        seat: the seat that acted (``MOVE``), retired (``RETIRE``) or leads (``HAND_START``).
+        move: for ``MOVE``, the engine move.
+        action: for ``MOVE``, the replay's record (timing, debug note, ``auto`` flag).
+        drawn: for a draw, the tile drawn.
+        status: for ``RETIRE``, the failure status.
+        failure: for ``RETIRE``, the seat's failure record, when the replay has one.
+        forfeit: for ``RETIRE``, true when this retirement ended the match.
+        outcome: for ``HAND_END``, how the hand ended, as the engine computed it.
+        result: for ``MATCH_END``, the match result, as the engine computed it.
+    """
+
+    kind: StepKind
+    hand_number: int | None
+    board: Board | None
+    seat: int | None = None
+    move: Move | None = None
+    action: Action | None = None
+    drawn: Tile | None = None
+    status: Status | None = None
+    failure: Failure | None = None
+    forfeit: bool = False
+    outcome: HandOutcome | None = None
+    result: MatchResult | None = None
+
+
+def build_steps(replay: Replay) -> list[Step]:
+    """Re-run ``replay`` through the match layer and return its display steps, in order.
+
+    Raises:
+        StepsError: when the replay cannot be re-run (bad settings, or an event that does not
+            fit the position); the message names the hand and event.
+    """
+    try:
+        game = get_game(replay.game)
+        rules = game.parse_rules(dict(replay.rules))
+        length = MatchLength(target=replay.match.target, hands=replay.match.hands)
+        match = start_match(game, rules, replay.players, replay.seed, length)
+    except ValueError as error:
+        raise StepsError(f"the replay's settings are invalid: {error}") from None
+    if len(replay.seats) != replay.players:
+        raise StepsError(f"{len(replay.seats)} seats recorded for {replay.players} players")
+    startup = [
+        s.seat for s in replay.seats if s.failure is not None and s.failure.phase == "startup"
+    ]
+    match = match.retire(*startup)
+    steps = [Step(StepKind.MATCH_START, None, None)]
+    board: Board | None = None
+    for record in replay.hands:
+        number = record.hand_number
+        if match.over:
+            raise StepsError(f"hand {number} is recorded, but the match was already over")
+        if number != match.hand_number:
+            raise StepsError(f"hand {number} is recorded where hand {match.hand_number} was due")
+        board = board_of(match)
+        steps.append(Step(StepKind.HAND_START, number, board, seat=match.hand.to_move))
+        for index, event in enumerate(record.events, start=1):
+            if isinstance(event, Action):
+                match, step = _move_step(match, event, f"hand {number}, event {index}")
+            else:
+                if not 0 <= event.seat < replay.players:
+                    raise StepsError(f"hand {number}, event {index}: no seat {event.seat}")
+                match = match.retire(event.seat)
+                failure = replay.seats[event.seat].failure
+                step = Step(
+                    StepKind.RETIRE,
+                    number,
+                    board_of(match),
+                    seat=event.seat,
+                    status=event.status,
+                    failure=failure,
+                    forfeit=match.over,
+                )
+            board = step.board
+            steps.append(step)
+        outcome = match.hand.outcome()
+        if record.outcome is None or outcome is None:
+            if record.outcome is None and match.over:
+                continue  # forfeited during the hand: no hand end
+            state = "finished" if record.outcome is not None else "stopped"
+            raise StepsError(f"hand {number} is recorded as {state}, which the engine disputes")
+        board = replace(board_of(match), scores=outcome.scores)
+        steps.append(Step(StepKind.HAND_END, number, board, outcome=outcome))
+        match = match.next_hand()
+    if match.result is None:
+        raise StepsError(f"the replay stops after {len(replay.hands)} hands, before the match end")
+    steps.append(Step(StepKind.MATCH_END, None, board, result=match.result))
+    return steps
+
+
+def board_of(match: Match) -> Board:
+    """The board of the match's current hand, every seat's tiles included."""
+    hand = match.hand
+    views = [hand.view(seat) for seat in range(match.players)]
+    first = views[0]
+    return Board(
+        layout=first.layout,
+        ends=first.ends,
+        hands=tuple(view.hand for view in views),
+        boneyard_size=first.boneyard_size,
+        scores=first.scores,
+        to_move=hand.to_move,
+        retired=tuple(sorted(match.retired)),
+    )
+
+
+def _move_step(match: Match, event: Action, where: str) -> tuple[Match, Step]:
+    hand = match.hand
+    if event.seat != hand.to_move:
+        raise StepsError(f"{where}: seat {event.seat} moved, but seat {hand.to_move} was to move")
+    try:
+        move = move_from_wire(event.move)
+        before = set(hand.view(event.seat).hand)
+        match = match.apply(move)
+    except ValueError as error:  # IllegalMoveError is a ValueError
+        raise StepsError(f"{where}: {error}") from None
+    board = board_of(match)
+    drawn = None
+    if move.kind == "draw":
+        drawn = next((t for t in board.hands[event.seat] if t not in before), None)
+    step = Step(
+        StepKind.MOVE,
+        match.hand_number,
+        board,
+        seat=event.seat,
+        move=move,
+        action=event,
+        drawn=drawn,
+    )
+    return match, step
+
+
+# -- words -------------------------------------------------------------------------------------
+
+
+def printable(text: str) -> str:
+    """``text`` with every control or unprintable character escaped (bots write names and
+    notes; none of it may drive a terminal)."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
+
+
+def seat_label(replay: Replay, seat: int) -> str:
+    """``seat 1 (greedy)``: the seat and its bot's name."""
+    name = replay.seats[seat].name if seat < len(replay.seats) else "?"
+    return f"seat {seat} ({printable(name)})"
+
+
+def match_length_text(replay: Replay) -> str:
+    """``2 hands`` or ``to 100 points``."""
+    if replay.match.hands is not None:
+        return f"{replay.match.hands} hand{'s' if replay.match.hands != 1 else ''}"
+    return f"to {replay.match.target} points"
+
+
+def _seats_text(seats: tuple[int, ...] | list[int], replay: Replay) -> str:
+    labels = [seat_label(replay, s) for s in seats]
+    if len(labels) <= 1:
+        return "".join(labels)
+    return ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def failure_text(status: Status, failure: Failure | None, detail: str = "") -> str:
+    """``illegal_move: illegal move 3-4 on left, ...``: a failure's status and its sentence."""
+    sentence = failure.detail if failure is not None else detail
+    return f"{status.value}: {printable(sentence)}" if sentence else status.value
+
+
+def describe(replay: Replay, step: Step) -> str:
+    """One plain-text line saying what happened at ``step`` (no terminal codes)."""
+    kind = step.kind
+    if kind is StepKind.MATCH_START:
+        return (
+            f"Match start: {replay.game}, {replay.players} players, seed {replay.seed}, "
+            f"{match_length_text(replay)}"
+        )
+    if kind is StepKind.HAND_START:
+        assert step.board is not None
+        assert step.seat is not None
+        return (
+            f"Hand {step.hand_number} dealt: {seat_label(replay, step.seat)} leads; "
+            f"{step.board.boneyard_size} tiles in the boneyard"
+        )
+    if kind is StepKind.MOVE:
+        return _describe_move(replay, step)
+    if kind is StepKind.RETIRE:
+        assert step.seat is not None
+        assert step.status is not None
+        text = f"{seat_label(replay, step.seat)} is retired: " + failure_text(
+            step.status, step.failure
+        )
+        return text + (" -- the match is forfeited" if step.forfeit else "")
+    if kind is StepKind.HAND_END:
+        outcome = step.outcome
+        assert outcome is not None
+        return (
+            f"Hand {step.hand_number} ends: {outcome.kind.value}, {_winners_text(replay, outcome)}"
+            f"; pips left {list(outcome.pips)}; award {list(outcome.award)}"
+            f"; scores {list(outcome.scores)}"
+        )
+    result = step.result
+    assert result is not None
+    return f"Match over ({result.reason}): {result_text(replay, result)}"
+
+
+def _describe_move(replay: Replay, step: Step) -> str:
+    move, action = step.move, step.action
+    assert move is not None
+    assert action is not None
+    assert step.seat is not None
+    who = seat_label(replay, step.seat)
+    if move.kind == "play":
+        assert move.tile is not None
+        if move.end is None:
+            text = f"{who} leads {tile_str(move.tile)}"
+        else:
+            text = f"{who} plays {tile_str(move.tile)} on {move.end}, {move.out} out"
+    elif move.kind == "draw":
+        tile = f" {tile_str(step.drawn)}" if step.drawn is not None else ""
+        left = step.board.boneyard_size if step.board is not None else 0
+        text = f"{who} draws{tile} ({left} left in the boneyard)"
+    elif action.auto:
+        text = f"{who} passes automatically (retired)"
+    else:
+        text = f"{who} passes"
+    if action.elapsed_ms is not None:
+        text += f" -- {action.elapsed_ms:.1f} ms"
+    if action.debug:
+        text += f' -- debug: "{printable(action.debug)}"'
+    return text
+
+
+def _winners_text(replay: Replay, outcome: HandOutcome) -> str:
+    winners = outcome.winners
+    if len(winners) == 1:
+        return f"won by {seat_label(replay, winners[0])}"
+    if outcome.kind is HandEnd.BLOCK:
+        return f"drawn between {_seats_text(winners, replay)}, no award"
+    return "no winner"
+
+
+def result_text(replay: Replay, result: MatchResult) -> str:
+    """``seat 1 (random) wins`` or ``a draw``, with the final scores."""
+    head = "a draw" if result.winner is None else f"{seat_label(replay, result.winner)} wins"
+    return f"{head}; final scores {list(result.scores)}"

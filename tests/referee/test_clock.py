@@ -1,0 +1,45 @@
+"""Time-control arithmetic: the per-move allowance, the bank, and overruns."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.referee.clock import SeatClock, TimeLimits
+
+
+def test_a_move_within_the_limit_leaves_the_bank_alone() -> None:
+    """Time under the per-move limit costs the bank nothing."""
+    clock = SeatClock(TimeLimits(move_ms=100, bank_ms=500))
+    assert clock.charge(0.099) == 0.0
+    assert clock.bank_ms() == 500
+    assert clock.time_left_ms() == 600
+
+
+def test_time_over_the_limit_comes_out_of_the_bank() -> None:
+    """A slow move is paid from the bank, and the next allowance is smaller."""
+    clock = SeatClock(TimeLimits(move_ms=100, bank_ms=500))
+    assert clock.charge(0.350) == 0.0
+    assert clock.bank_ms() == 250
+    assert clock.time_left_ms() == 350
+
+
+def test_overrun_past_the_bank_is_reported_and_time_left_never_negative() -> None:
+    """A move longer than limit plus bank reports the overrun; remaining time stays at zero."""
+    clock = SeatClock(TimeLimits(move_ms=100, bank_ms=200))
+    assert clock.charge(0.450) == pytest.approx(0.150)
+    assert clock.bank_ms() == 0
+    assert clock.time_left_ms() == 100
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"move_ms": 0}, "move_ms=0"),
+        ({"startup_ms": 0}, "startup_ms=0"),
+        ({"bank_ms": -1}, "bank_ms=-1"),
+    ],
+)
+def test_invalid_limits_are_refused(kwargs: dict[str, int], message: str) -> None:
+    """Zero or negative limits are a clear error naming the value."""
+    with pytest.raises(ValueError, match=message):
+        TimeLimits(**kwargs)

@@ -1,0 +1,113 @@
+"""The match runner against in-memory scripted bots, on trio's MockClock (zero real time)."""
+
+from __future__ import annotations
+
+import json
+
+import trio
+import trio.testing
+
+from arena.games.matador import MATADOR, MatadorRules
+from arena.games.match import MatchLength
+from arena.referee.channel import Script, scripted_connector
+from arena.referee.clock import TimeLimits
+from arena.referee.match import MatchConfig, play_match
+from arena.replay import Action, Replay, Status
+from arena.verify import verify_replay
+
+
+def first_legal(name: str, *, delay_at: int | None = None, delay: float = 0.0) -> Script:
+    """A scripted bot playing the first legal move; request ``delay_at`` is answered late."""
+    count = 0
+
+    def script(line: bytes) -> list[bytes] | tuple[float, list[bytes]] | None:
+        nonlocal count
+        msg = json.loads(line)
+        if msg["type"] == "hello":
+            return [json.dumps({"type": "ready", "name": name}).encode()]
+        if msg["type"] == "request":
+            count += 1
+            reply = [
+                json.dumps({"type": "move", "id": msg["id"], "move": msg["legal"][0]}).encode()
+            ]
+            if count == delay_at:
+                return (delay, reply)
+            return reply
+        if msg["type"] == "match_end":
+            return None
+        return []
+
+    return script
+
+
+def run(scripts: dict[str, Script], *, move_ms: int = 1000, bank_ms: int = 0) -> Replay:
+    """Play a 2-hand match between scripted bots under MockClock; returns the replay."""
+    config = MatchConfig(
+        game=MATADOR,
+        rules=MatadorRules(),
+        players=len(scripts),
+        seed=21,
+        length=MatchLength(target=None, hands=2),
+        time=TimeLimits(startup_ms=1000, move_ms=move_ms, bank_ms=bank_ms),
+    )
+    connect = scripted_connector(scripts)
+    clock = trio.testing.MockClock(autojump_threshold=0)
+    replay: Replay = trio.run(
+        lambda: play_match(config, list(scripts), connect=connect), clock=clock
+    )
+    return replay
+
+
+def test_scripted_bots_play_a_whole_match() -> None:
+    """Two scripted bots finish both hands with ok statuses and a verifiable replay."""
+    replay = run({"a": first_legal("a"), "b": first_legal("b")})
+    assert [s.status for s in replay.seats] == [Status.OK, Status.OK]
+    assert len(replay.hands) == 2
+    assert verify_replay(replay).ok
+
+
+def test_a_very_late_reply_times_out_with_its_overrun_in_mock_time() -> None:
+    """A reply due an hour late is a timeout, reported after the allowance, in zero real time."""
+    replay = run({"a": first_legal("a", delay_at=2, delay=3600), "b": first_legal("b")})
+    failure = replay.seats[0].failure
+    assert failure is not None
+    assert failure.status is Status.TIMEOUT
+    assert failure.request_id is not None
+    assert failure.overrun_ms == 0.0
+    assert replay.result.winner == 1
+
+
+def test_the_bank_pays_for_a_slow_move_exactly() -> None:
+    """A 1.5 s move with a 1 s limit and a 2 s bank is in time and leaves 1.5 s of bank."""
+    replay = run(
+        {"a": first_legal("a", delay_at=1, delay=1.5), "b": first_legal("b")},
+        move_ms=1000,
+        bank_ms=2000,
+    )
+    assert replay.seats[0].status is Status.OK
+    moves = [e for h in replay.hands for e in h.events if isinstance(e, Action) and e.seat == 0]
+    assert moves[0].time_left_ms == 3000
+    assert moves[0].elapsed_ms == 1500.0
+    assert moves[1].time_left_ms == 2500
+
+
+def test_requests_carry_increasing_ids_and_only_the_seats_own_hand() -> None:
+    """Every request has a fresh id; its hand is the seat's own tiles, never another's."""
+    seen: list[dict[str, object]] = []
+    inner = first_legal("a")
+
+    def spy(line: bytes) -> list[bytes] | tuple[float, list[bytes]] | None:
+        msg = json.loads(line)
+        if msg["type"] == "request":
+            seen.append(msg)
+        return inner(line)
+
+    replay = run({"a": spy, "b": first_legal("b")})
+    ids = [m["id"] for m in seen]
+    assert ids == sorted(set(ids))  # type: ignore[type-var]
+    for hand in replay.hands:
+        other = {tuple(t) for t in hand.deal.hands[1]}
+        for msg in seen:
+            if msg["hand_number"] == hand.hand_number:
+                assert not {tuple(t) for t in msg["hand"]} & other  # type: ignore[attr-defined]
+    assert "boneyard" not in json.dumps(seen).replace("boneyard_size", "")

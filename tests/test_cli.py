@@ -1,0 +1,230 @@
+"""The ``arena`` command as a user runs it: output, exit codes and error messages."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.replay import Action, Replay, read_replay
+
+BOTS = Path(__file__).parent / "bots"
+PY = shlex.quote(sys.executable)
+
+
+def player(mode: str = "ok", at: int = 1) -> str:
+    """The command line of the test player bot."""
+    return f"{PY} {shlex.quote(str(BOTS / 'player.py'))} {mode} {at}"
+
+
+def test_play_json_prints_exactly_one_result_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``play --json`` prints one JSON object with the documented keys and writes the replay."""
+    replay = tmp_path / "r.json"
+    code = main(
+        [
+            "play",
+            player(),
+            player(),
+            "--seed",
+            "5",
+            "--hands",
+            "2",
+            "--json",
+            "--replay",
+            str(replay),
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    result = json.loads(out)
+    assert out.count("\n") == 1
+    assert set(result) == {"game", "seed", "winner", "scores", "players", "replay"}
+    assert result["game"] == "matador"
+    assert result["seed"] == 5
+    assert result["replay"] == str(replay)
+    assert [p["status"] for p in result["players"]] == ["ok", "ok"]
+    assert [p["seat"] for p in result["players"]] == [0, 1]
+    assert result["scores"] == read_replay(replay).result.scores
+
+
+def test_play_is_reproducible_by_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same seed and bots give the same deals, moves and scores."""
+    for name in ("a.json", "b.json"):
+        main(
+            [
+                "play",
+                player(),
+                player(),
+                "--seed",
+                "99",
+                "--hands",
+                "2",
+                "--json",
+                "--replay",
+                str(tmp_path / name),
+            ]
+        )
+    a, b = read_replay(tmp_path / "a.json"), read_replay(tmp_path / "b.json")
+
+    def moves(replay: Replay) -> list[object]:
+        return [
+            (h.deal, [(e.seat, e.move) for e in h.events if isinstance(e, Action)])
+            for h in replay.hands
+        ]
+
+    assert moves(a) == moves(b)
+    assert a.result == b.result
+
+
+def test_play_reports_a_failing_bot_with_exit_code_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot's failure is a result: exit 0, its status and detail in the JSON."""
+    code = main(
+        [
+            "play",
+            player("garbage"),
+            player(),
+            "--seed",
+            "1",
+            "--json",
+            "--replay",
+            str(tmp_path / "r.json"),
+        ]
+    )
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["winner"] == 1
+    assert result["players"][0]["status"] == "bad_message"
+    assert result["players"][0]["detail"].startswith("sent an invalid message: not valid JSON")
+
+
+def test_play_text_output_names_the_winner_and_the_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --json the result is readable and says where the replay is."""
+    replay = tmp_path / "r.json"
+    assert (
+        main(["play", player(), player(), "--seed", "2", "--hands", "1", "--replay", str(replay)])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert out.startswith("Playing matador, 2 players, seed 2 ...\n")
+    assert "hand 1: " in out
+    assert f"Replay: {replay}" in out
+    assert "Result: " in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["play", "/no/such/bot", "x"], "bot command '/no/such/bot': file not found"),
+        (
+            ["play", "no-such-program-xyz", "x"],
+            "bot command 'no-such-program-xyz': program 'no-such-program-xyz' not found on PATH",
+        ),
+        (
+            ["play", "python3 no/such/script.py", "python3 x.py"],
+            "bot command 'python3 no/such/script.py': file 'no/such/script.py' not found",
+        ),
+        (["play", "python3 -c pass"], "a match needs 2 to 4 bots, 1 given"),
+        (
+            ["verify", "/no/such/replay.json"],
+            "cannot read replay '/no/such/replay.json': No such file or directory",
+        ),
+    ],
+)
+def test_usage_errors_exit_2_naming_the_problem(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad bots, bad counts and missing files are usage errors (exit 2) with a clear message."""
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_non_executable_bot_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot given as a path that is not executable is refused with a hint."""
+    script = tmp_path / "bot.py"
+    script.write_text("print('hi')\n")
+    assert main(["play", str(script), str(script)]) == 2
+    err = capsys.readouterr().err
+    assert f"bot command '{script}': file is not executable (try 'python3 {script}'" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "a", "b", "--hands", "0"],
+        ["play", "a", "b", "--hands", "2", "--target", "50"],
+        ["play", "a", "b", "--hand-size", "6"],
+        ["play", "a", "b", "--reserve", "1"],
+        ["play", "a", "b", "--move-ms", "fast"],
+        ["nonsense"],
+    ],
+)
+def test_bad_flags_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse refuses bad flag values with exit code 2."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_verify_accepts_a_real_replay_and_names_a_tampered_score(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """verify exits 0 on a genuine replay and 1 naming the first discrepancy on a tampered one."""
+    replay = tmp_path / "r.json"
+    main(
+        [
+            "play",
+            player(),
+            player(),
+            "--seed",
+            "3",
+            "--hands",
+            "2",
+            "--json",
+            "--replay",
+            str(replay),
+        ]
+    )
+    capsys.readouterr()
+    assert main(["verify", str(replay)]) == 0
+    assert capsys.readouterr().out.startswith(f"OK: {replay}: 2 hands, ")
+    data = json.loads(replay.read_text())
+    data["hands"][0]["outcome"]["award"][0] += 1
+    tampered = tmp_path / "t.json"
+    tampered.write_text(json.dumps(data))
+    assert main(["verify", str(tampered)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"FAILED: {tampered}: hand 1: award recorded as ")
+
+
+def test_verify_refuses_an_unknown_format_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A replay of another format version is refused by name, not misread."""
+    path = tmp_path / "future.json"
+    path.write_text(json.dumps({"format": 99}))
+    assert main(["verify", str(path)]) == 2
+    assert f"{path} has replay format 99; this arena reads format 1" in capsys.readouterr().err
+
+
+def test_schema_writes_the_protocol_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``arena schema --out`` writes the generated JSON Schema."""
+    out = tmp_path / "schema.json"
+    assert main(["schema", "--out", str(out)]) == 0
+    schema = json.loads(out.read_text())
+    assert schema["protocol_version"] == 1
+    assert {"Hello", "MoveRequest", "MoveReply", "Ready"} <= set(schema["$defs"])
