@@ -61,7 +61,7 @@ class Failure(msgspec.Struct, frozen=True, omit_defaults=True):
     signal: int | None = None
     line: str | None = None
     error: str | None = None
-    move: m.WireMove | None = None
+    move: m.ReplyMove | None = None
     legal: list[m.WireMove] | None = None
     stderr_tail: str | None = None
 

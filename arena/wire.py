@@ -37,17 +37,24 @@ def move_to_wire(move: Move) -> m.WireMove:
     return wire
 
 
-def move_from_wire(wire: m.WireMove) -> Move:
-    """The engine move a bot asked for; a tile may be written in either order.
+def move_from_wire(wire: m.WireMove | m.ReplyMove) -> Move:
+    """The engine move a bot asked for (or a replay records).
+
+    A tile may be written in either order, and a lead may name either half as ``out``: the lead
+    is laid low half left, high half right, whatever the bot wrote.
 
     Raises:
         ValueError: when a tile half is out of range (the decoder already checks this).
     """
-    if isinstance(wire, m.Draw):
+    if isinstance(wire, m.Draw | m.DrawReply):
         return DRAW
-    if isinstance(wire, m.Pass):
+    if isinstance(wire, m.Pass | m.PassReply):
         return PASS
-    return play(make_tile(*wire.tile), wire.end, wire.out)
+    tile = make_tile(*wire.tile)
+    out = wire.out
+    if wire.end is None and out in tile:
+        out = tile[1]
+    return play(tile, wire.end, out)
 
 
 def rules_to_wire(game: str, rules: dict[str, Any]) -> m.RulesConfig:

@@ -33,11 +33,15 @@ Position = Literal["left", "right"]
 MAX_DEBUG_CHARS = 1024
 MAX_NAME_CHARS = 64
 
-# -- moves (both directions) -------------------------------------------------------------------
+# -- moves ------------------------------------------------------------------------------------
+#
+# The same three moves exist twice: as the referee lists them (tolerant, like every message to a
+# bot) and as a bot sends one back (strict, like every message from a bot). Their wire forms are
+# identical, so echoing an element of ``legal`` is always a correct reply.
 
 
-class _Move(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="action"):
-    """A move, as listed in ``legal`` and as sent back by a bot."""
+class _Move(msgspec.Struct, frozen=True, tag_field="action"):
+    """A move as the referee writes it (in ``legal``, ``history`` and replays)."""
 
 
 class Play(_Move, tag="play", frozen=True):
@@ -48,8 +52,8 @@ class Play(_Move, tag="play", frozen=True):
     """
 
     tile: Tile
-    end: Position | None
     out: Pip
+    end: Position | None = None
 
 
 class Draw(_Move, tag="draw", frozen=True):
@@ -61,6 +65,37 @@ class Pass(_Move, tag="pass", frozen=True):
 
 
 WireMove = Play | Draw | Pass
+
+
+class _ReplyMove(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="action"):
+    """A move as a bot sends it: unknown fields are an error."""
+
+
+class PlayReply(_ReplyMove, tag="play", frozen=True):
+    """Place ``tile`` (its halves in either order) on ``end`` (omit it or ``null`` for the lead)
+    with ``out`` facing outward (for the lead, either half: the lead is always laid low-high)."""
+
+    tile: Tile
+    out: Pip
+    end: Position | None = None
+
+
+class DrawReply(_ReplyMove, tag="draw", frozen=True):
+    """Draw from the boneyard."""
+
+
+class PassReply(_ReplyMove, tag="pass", frozen=True):
+    """Pass."""
+
+
+ReplyMove = PlayReply | DrawReply | PassReply
+
+
+def as_reply(move: WireMove) -> ReplyMove:
+    """The reply form of a move taken from a request's ``legal`` list (same wire form)."""
+    if isinstance(move, Play):
+        return PlayReply(tile=move.tile, out=move.out, end=move.end)
+    return DrawReply() if isinstance(move, Draw) else PassReply()
 
 
 # -- shared pieces of messages to bots ---------------------------------------------------------
@@ -243,7 +278,7 @@ class MoveReply(_FromBot, tag="move", frozen=True):
     """
 
     id: RequestId
-    move: WireMove
+    move: ReplyMove
     debug: Annotated[str, Meta(max_length=MAX_DEBUG_CHARS)] | None = None
 
 

@@ -40,6 +40,7 @@ from protocol import (
     ProtocolError,
     Ready,
     WireMove,
+    as_reply,
     decode_to_bot,
     encode,
 )
@@ -118,7 +119,8 @@ def main() -> int:
             send(Ready(name=NAME))
         elif isinstance(message, MoveRequest):
             move, note = choose(message)
-            send(MoveReply(id=message.id, move=move, debug=note[:MAX_DEBUG_CHARS]))
+            reply = MoveReply(id=message.id, move=as_reply(move), debug=note[:MAX_DEBUG_CHARS])
+            send(reply)
         elif isinstance(message, HandStart | HandEnd):
             pass  # information only: no reply expected (a smarter bot would track tiles here)
         elif isinstance(message, MatchEnd):

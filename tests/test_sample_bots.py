@@ -23,6 +23,8 @@ import msgspec
 import pytest
 import trio
 
+from arena.games.matador import MATADOR
+from arena.games.matador import MatadorRules as EngineRules
 from arena.games.match import MatchLength as EngineMatchLength
 from arena.games.match import start_match
 from arena.wire import move_request
@@ -41,9 +43,11 @@ from protocol import (
     Pass,
     Play,
     Ready,
+    ReplyMove,
     SeatResult,
     TimeControl,
     WireMove,
+    as_reply,
 )
 from protocol.codec import decode_from_bot, encode
 from protocol.messages import MAX_DEBUG_CHARS
@@ -232,7 +236,7 @@ def play_positions(
     assert len(moves) == len(requests), run.stderr
     for reply, sent in zip(moves, requests, strict=True):
         assert reply.id == sent.id
-        assert reply.move in sent.legal, (reply.move, sent.legal)
+        assert reply.move in [as_reply(m) for m in sent.legal], (reply.move, sent.legal)
     return moves
 
 
@@ -351,7 +355,7 @@ def test_ready_name_and_valid_moves(command: list[str], name: str) -> None:
     moves = run.moves()
     assert [m.id for m in moves] == [r.id for r in requests]
     for reply, sent in zip(moves, requests, strict=True):
-        assert reply.move in sent.legal
+        assert reply.move in [as_reply(m) for m in sent.legal]
 
 
 @pytest.mark.parametrize(("command", "name"), ALL_BOTS)
@@ -390,13 +394,14 @@ def test_ignores_unknown_types_and_fields(command: list[str], name: str) -> None
     ]
     run = run_bot(command, [hello(), hand_start([(1, 2)])], raw=raw)
     assert run.returncode == 0, run.stderr
-    assert [m.move for m in run.moves()] == [Draw()]
+    assert [m.move for m in run.moves()] == [as_reply(Draw())]
 
 
 # -- the random bot ----------------------------------------------------------------------------
 
 
 def _random_choices(seed: int) -> list[WireMove]:
+    """The random bot's choices in 20 positions, from a hello with ``seed``."""
     command = [sys.executable, str(BOT_DIR / "random_bot.py")]
     requests = [
         msgspec.structs.replace(position, id=n)
@@ -423,7 +428,7 @@ def test_random_bot_seed_changes_choices() -> None:
 
     assert choices(1) != choices(2)
     expected = random.Random(2)
-    assert choices(2) == [expected.choice(MATADORS_NO_BLANK.legal) for _ in requests]
+    assert choices(2) == [as_reply(expected.choice(MATADORS_NO_BLANK.legal)) for _ in requests]
 
 
 # -- the greedy bots ---------------------------------------------------------------------------
@@ -436,7 +441,7 @@ def test_greedy_choice(
 ) -> None:
     """Each greedy bot picks exactly the expected move in a hand-made position."""
     (reply,) = play_positions(command, [position])
-    assert reply.move == expected, f"{name}: {reply.debug}"
+    assert reply.move == as_reply(expected), f"{name}: {reply.debug}"
     assert reply.debug
     assert len(reply.debug) <= MAX_DEBUG_CHARS
 
@@ -450,9 +455,6 @@ def test_greedy_debug_note(command: list[str], name: str) -> None:
 
 def _engine_requests(count: int, seed: int) -> list[MoveRequest]:
     """``count`` real requests from random playouts of the engine, over several rule sets."""
-    from arena.games.matador import MATADOR
-    from arena.games.matador import MatadorRules as EngineRules
-
     variants = [
         (EngineRules(), 2),
         (EngineRules(draw_when_playable="always", reserve=2), 3),
@@ -474,7 +476,9 @@ def _engine_requests(count: int, seed: int) -> list[MoveRequest]:
     return requests
 
 
-def _check_greedy_policy(sent: MoveRequest, move: WireMove) -> None:
+def _check_greedy_policy(sent: MoveRequest, reply: ReplyMove) -> None:
+    """Assert that ``reply`` follows the greedy policy in ``sent`` (independent of tie-breaks)."""
+    move = next(mv for mv in sent.legal if as_reply(mv) == reply)
     plays = [mv for mv in sent.legal if isinstance(mv, Play)]
     ordinary = [mv for mv in plays if tuple(sorted(mv.tile)) not in MATADORS]
     if ordinary:
@@ -522,15 +526,15 @@ def test_greedy_py_runs_without_the_package_installed(tmp_path: Path) -> None:
     assert b"No module named 'protocol'" in probe.stderr
     run = run_bot([sys.executable, "-c", hide], [hello(), HEAVIEST, match_end()], cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert [m.move for m in run.moves()] == [p(5, 6, "left", 5)]
+    assert [m.move for m in run.moves()] == [as_reply(p(5, 6, "left", 5))]
 
 
 # -- real matches through the referee ----------------------------------------------------------
 
 
 def _play(commands: list[str], seed: int) -> Any:
-    from arena.games.matador import MATADOR
-    from arena.games.matador import MatadorRules as EngineRules
+    """A 2-hand match with the default rules through the referee; returns the replay."""
+    # Imported here so that the bot tests above still run while the referee is being changed.
     from arena.referee.clock import TimeLimits
     from arena.referee.match import MatchConfig, play_match
 
@@ -552,6 +556,7 @@ MATCHES = [
 
 
 def _command(script: str) -> str:
+    """The command line for a sample bot script, with an absolute path."""
     interpreter = sys.executable if script.endswith(".py") else (NODE or "node")
     return f"{interpreter} {BOT_DIR / script}"
 

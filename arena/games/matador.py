@@ -245,12 +245,16 @@ class MatadorState:
 
     def deal(self) -> Deal:
         """The deal this hand started from (hands as dealt, boneyard top first)."""
+        # As dealt = held now + played since - drawn since (a drawn tile may have been played).
         hands = [set(self.hand_tiles(s)) for s in range(self.players)]
+        drawn_tiles: list[set[Tile]] = [set() for _ in range(self.players)]
         for seat, move, drawn in self.history():
             if move.kind == "play" and move.tile is not None:
                 hands[seat].add(move.tile)
             elif drawn is not None:
-                hands[seat].discard(drawn)
+                drawn_tiles[seat].add(drawn)
+        for seat in range(self.players):
+            hands[seat] -= drawn_tiles[seat]
         return Deal(
             tuple(tuple(sorted(h)) for h in hands),
             tuple(ALL_TILES[i] for i in self.stock),
@@ -412,11 +416,21 @@ class MatadorState:
     def retire(self, seat: int) -> MatadorState:
         """The same position with ``seat`` retired: it passes from now on and cannot win.
 
-        The referee retires a seat whose bot failed in a game of three or four.
+        The referee retires a seat whose bot failed in a game of three or four. A leader that
+        retires before leading hands the lead to the leader rule 1.4 picks among the others.
         """
         new = _copy(self)
         new.retired = self.retired | (1 << seat)
-        new._legal = None
+        new._outcome = self._outcome
+        if self._outcome is None and self.left < 0 and self.to_move == seat:
+            # The leader retired before leading: the lead goes to the leader that rule 1.4
+            # picks among the seats still in play.
+            eligible = tuple(s for s in range(self.players) if not new.retired >> s & 1)
+            if eligible:
+                hands = tuple(self.hand_tiles(s) for s in range(self.players))
+                leader, lead_tile = find_leader(hands, eligible)
+                new.to_move = new.leader = leader
+                new.lead_tile = TILE_INDEX[lead_tile]
         return new
 
     # -- hand end ------------------------------------------------------------------------------

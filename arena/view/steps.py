@@ -178,6 +178,7 @@ def board_of(match: Match) -> Board:
 
 
 def _move_step(match: Match, event: Action, where: str) -> tuple[Match, Step]:
+    """Apply a recorded move through the match layer; the new match and the step showing it."""
     hand = match.hand
     if event.seat != hand.to_move:
         raise StepsError(f"{where}: seat {event.seat} moved, but seat {hand.to_move} was to move")
@@ -228,6 +229,7 @@ def match_length_text(replay: Replay) -> str:
 
 
 def _seats_text(seats: tuple[int, ...] | list[int], replay: Replay) -> str:
+    """``seat 0 (a), seat 1 (b) and seat 2 (c)``."""
     labels = [seat_label(replay, s) for s in seats]
     if len(labels) <= 1:
         return "".join(labels)
@@ -278,6 +280,7 @@ def describe(replay: Replay, step: Step) -> str:
 
 
 def _describe_move(replay: Replay, step: Step) -> str:
+    """The line of a ``MOVE`` step: who did what, the time taken and the bot's debug note."""
     move, action = step.move, step.action
     assert move is not None
     assert action is not None
@@ -305,6 +308,7 @@ def _describe_move(replay: Replay, step: Step) -> str:
 
 
 def _winners_text(replay: Replay, outcome: HandOutcome) -> str:
+    """``won by seat 1 (b)``, or who drew a blocked hand."""
     winners = outcome.winners
     if len(winners) == 1:
         return f"won by {seat_label(replay, winners[0])}"

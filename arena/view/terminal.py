@@ -94,6 +94,7 @@ KeyReader = Callable[[], str]
 
 
 def _paint(text: str, codes: Sequence[str], color: bool) -> str:
+    """``text`` wrapped in the SGR ``codes`` when ``color`` is on, else unchanged."""
     if not color or not codes:
         return text
     return f"\x1b[{';'.join(codes)}m{text}{_RESET}"
@@ -183,6 +184,7 @@ def board_lines(
 
 
 def _header(replay: Replay, steps: Sequence[Step], index: int, color: bool) -> str:
+    """``Hand 1 of 2 -- step 3 of 41`` (or ``Match -- ...`` at the match start and end)."""
     step = steps[index]
     if step.hand_number is None:
         where = "Match"
@@ -194,6 +196,7 @@ def _header(replay: Replay, steps: Sequence[Step], index: int, color: bool) -> s
 
 
 def _placed_index(step: Step) -> int | None:
+    """Where in the layout the tile just played lies, or ``None`` when nothing was played."""
     move, board = step.move, step.board
     if move is None or move.kind != "play" or board is None:
         return None
@@ -230,6 +233,7 @@ def render_step(
 
 
 def _match_start_lines(replay: Replay) -> list[str]:
+    """The settings and the seats (commands, start-up failures) shown at the match start."""
     rules = " ".join(f"{k}={v}" for k, v in replay.rules.items())
     time = replay.time
     lines = [
@@ -255,6 +259,7 @@ def _match_start_lines(replay: Replay) -> list[str]:
 
 
 def _match_end_lines(replay: Replay, steps: Sequence[Step]) -> list[str]:
+    """Each hand's result, then the seats ranked with their scores and status."""
     lines = []
     started: dict[int, bool] = {}
     for step in steps:
@@ -277,6 +282,8 @@ def _match_end_lines(replay: Replay, steps: Sequence[Step]) -> list[str]:
             lines.append(f"  hand {number}  stopped: the match was forfeited")
     result = steps[-1].result
     assert result is not None
+    if lines:
+        lines.append("")
     names = [printable(s.name) for s in replay.seats]
     name_width = max((len(n) for n in names), default=0)
     score_width = max((len(str(s)) for s in result.scores), default=1)
@@ -389,7 +396,7 @@ def raw_terminal(inp: TextIO, out: TextIO) -> Iterator[KeyReader]:
     fd = inp.fileno()
     saved = termios.tcgetattr(fd)
     try:
-        tty.setraw(fd)
+        tty.setraw(fd, termios.TCSADRAIN)  # keep keys typed ahead
         _write(out, _ALT_SCREEN_ON)
         out.flush()
         yield _FdKeyReader(fd)
@@ -429,6 +436,7 @@ class _FdKeyReader:
 
 
 def _write(out: TextIO, text: str) -> None:
+    """Write ``text``, escaping what the stream's encoding cannot represent."""
     try:
         out.write(text)
     except UnicodeEncodeError:
@@ -437,9 +445,10 @@ def _write(out: TextIO, text: str) -> None:
 
 
 def _isatty(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal (``False`` for a closed or fileless stream)."""
     try:
         return stream.isatty()
-    except ValueError:  # a closed stream
+    except (ValueError, OSError):  # a closed stream, or one without a file
         return False
 
 
@@ -447,8 +456,8 @@ def view_replay(
     replay: Replay,
     *,
     show_all: bool = False,
-    out: TextIO = sys.stdout,
-    inp: TextIO = sys.stdin,
+    out: TextIO | None = None,
+    inp: TextIO | None = None,
     read_key: KeyReader | None = None,
 ) -> int:
     """Show ``replay``: step by step on a terminal, or every step at once.
@@ -456,14 +465,17 @@ def view_replay(
     Args:
         replay: the replay to show.
         show_all: print every step at once even on a terminal.
-        out: where to write.
-        inp: where keys come from (a terminal, put in raw mode while paging).
+        out: where to write (default: ``sys.stdout`` at the time of the call).
+        inp: where keys come from, a terminal put in raw mode while paging (default:
+            ``sys.stdin`` at the time of the call).
         read_key: a key reader to use instead of ``inp`` (returns key names such as ``"n"``,
             ``"right"``, ``"home"``, ``"q"``); for tests and other front ends.
 
     Returns:
         0, or 1 when the replay does not re-run through the engine (the reason goes to stderr).
     """
+    out = sys.stdout if out is None else out
+    inp = sys.stdin if inp is None else inp
     try:
         steps = build_steps(replay)
     except StepsError as error:

@@ -23,7 +23,7 @@ from arena.games.matador import (
     deal,
     start_hand,
 )
-from arena.games.tiles import ALL_TILES, Tile, make_tile
+from arena.games.tiles import ALL_TILES, Tile, highest, make_tile
 from tests.games.positions import view_tiles
 
 #: A hand has at most 28 plays and 18 draws, and at most n - 1 passes between two of those.
@@ -66,6 +66,53 @@ def playout(rules: MatadorRules, players: int, seed: int, choices: int) -> list[
         state = state.apply(rng.choice(state.legal_moves()))
         states.append(state)
     return states
+
+
+def spec_leader(hands: list[tuple[Tile, ...]]) -> tuple[int, Tile]:
+    """SPEC 1.4 written out again: the holder of the highest double, else of the highest tile."""
+    doubles = [t for h in hands for t in h if t[0] == t[1]]
+    best = highest(doubles or [t for h in hands for t in h])
+    return next(s for s, h in enumerate(hands) if best in h), best
+
+
+def spec_legal(state: MatadorState) -> set[Move]:
+    """SPEC 1.4-1.10 written out again, independently of the engine's tables."""
+    seat = state.to_move
+    if seat is None:
+        return set()
+    if seat in state.view(seat).retired:
+        return {PASS}
+    hand = state.hand_tiles(seat)
+    rules = state.rules
+    if not state.ends:
+        if rules.lead == "highest_double":
+            _leader, best = spec_leader([state.hand_tiles(s) for s in range(state.players)])
+            return {play(best, None, best[1])}
+        return {play(t, None, t[1]) for t in hand}
+    plays = set()
+    for end, value in state.ends:
+        for low, high in hand:
+            if (low, high) in MATADOR_TILES:
+                outs = {low, high}
+            else:
+                outs = {out for touch, out in ((low, high), (high, low)) if touch + value == 7}
+            plays |= {play((low, high), end, out) for out in outs}
+    history = state.history()
+    # A draw keeps the turn, so a DRAW as the last event was made by this seat, this turn.
+    drew_this_turn = bool(history) and history[-1][1] == DRAW
+    only_matadors = all(m.tile in MATADOR_TILES for m in plays)
+    may_draw = (
+        state.boneyard_size > rules.reserve
+        and not (rules.draw_mode == "one_then_pass" and drew_this_turn)
+        and (
+            not plays
+            or rules.draw_when_playable == "always"
+            or (rules.draw_when_playable == "matador_only" and only_matadors)
+        )
+    )
+    if may_draw:
+        plays.add(DRAW)
+    return plays or {PASS}
 
 
 def _every_tile(state: MatadorState) -> list[Tile]:
@@ -117,18 +164,37 @@ def test_every_state_gives_back_its_deal(
 def test_every_listed_move_applies_and_no_other_does(
     rules: MatadorRules, players: int, seed: int, choices: int
 ) -> None:
-    """Each legal move applies; DRAW, PASS and a sample of other plays raise IllegalMoveError."""
+    """Each legal move applies; every other move (all of them at one state) is refused."""
     rng = random.Random(choices ^ 0x5EED)
-    for state in playout(rules, players, seed, choices):
+    states = playout(rules, players, seed, choices)
+    # Trying all 147 written plays everywhere is slow: all at one state, a sample elsewhere.
+    everything_at = rng.randrange(len(states))
+    for i, state in enumerate(states):
         legal = set(state.legal_moves())
         for move in legal:
             state.apply(move)
-        others = [m for m in EVERY_PLAY if m not in legal]
-        sample = rng.sample(others, 8) + [m for m in (DRAW, PASS) if m not in legal]
+        others = [m for m in (*EVERY_PLAY, DRAW, PASS) if m not in legal]
+        sample = others if i == everything_at else rng.sample(others, 8)
+        sample += [m for m in (DRAW, PASS) if m not in legal]
         for move in sample:
             with pytest.raises(IllegalMoveError) as info:
                 state.apply(move)
             assert info.value.move == move
+
+
+@PROPERTY
+@given(RULES, PLAYERS, SEEDS, SEEDS)
+def test_legal_moves_are_exactly_the_specs(
+    rules: MatadorRules, players: int, seed: int, choices: int
+) -> None:
+    """The leader and every legal-move list match SPEC 1.4-1.10 written out independently."""
+    states = playout(rules, players, seed, choices)
+    leader, _tile = spec_leader([states[0].hand_tiles(s) for s in range(players)])
+    assert states[0].to_move == leader
+    for state in states:
+        legal = state.legal_moves()
+        assert len(legal) == len(set(legal))
+        assert set(legal) == spec_legal(state)
 
 
 @PROPERTY
@@ -180,6 +246,8 @@ def test_hand_ends_with_a_valid_outcome(
     else:
         assert outcome.award == (0,) * players
     assert outcome.scores == tuple(s + a for s, a in zip(last.scores, outcome.award, strict=True))
+    for state in states[:-1]:
+        assert all(state.hand_tiles(s) for s in range(players))
     history = last.history()
     if outcome.kind is HandEnd.DOMINO:
         seat, move, _drawn = history[-1]
@@ -191,6 +259,26 @@ def test_hand_ends_with_a_valid_outcome(
         assert outcome.kind is HandEnd.BLOCK
         assert [m for _s, m, _d in history[-players:]] == [PASS] * players
         assert outcome.winners == tuple(s for s in range(players) if pips[s] == min(pips))
+
+
+@PROPERTY
+@given(RULES, PLAYERS, SEEDS, SEEDS)
+def test_layout_is_a_chain_between_the_open_ends(
+    rules: MatadorRules, players: int, seed: int, choices: int
+) -> None:
+    """The layout's outer halves are the open ends; each ordinary tile's inner half sums to 7."""
+    for state in playout(rules, players, seed, choices)[1:]:
+        layout = state.layout()
+        assert (("left", layout[0][0]), ("right", layout[-1][1])) == state.ends
+        lead = sum(1 for _s, m, _d in state.history() if m.kind == "play" and m.end == LEFT)
+        for i, (low_side, high_side) in enumerate(layout):
+            if make_tile(low_side, high_side) in MATADOR_TILES or i == lead:
+                continue
+            # Left of the lead a tile touches its right neighbour, right of it its left one.
+            touching, neighbour = (
+                (high_side, layout[i + 1][0]) if i < lead else (low_side, layout[i - 1][1])
+            )
+            assert touching + neighbour == 7
 
 
 @PROPERTY

@@ -702,32 +702,30 @@ def test_seat_retired_before_the_hand_does_not_lead() -> None:
     assert 0 in state.view(1).retired
 
 
-def test_leader_retired_at_the_lead_passes_and_the_next_seat_leads() -> None:
-    """lead=any: a leader retired before leading passes; the next seat leads any of its tiles."""
+def test_leader_retired_before_leading_hands_the_lead_on_with_lead_any() -> None:
+    """lead=any: a leader retired before leading never acts; the new leader leads any tile."""
     hands = (
         [(4, 4), (5, 6), (0, 1), (1, 2), (2, 3)],
         [(0, 2), (0, 3), (1, 3), (1, 4), (0, 4)],
         [(5, 5), (0, 5), (1, 5), (2, 4), (3, 5)],
     )
     state = dealt(hands).retire(2)
-    assert legal_set(state) == {PASS}
-    state = state.apply(PASS)
     assert state.to_move == 0
     assert legal_set(state) == {play(t, None, t[1]) for t in hands[0]}
 
 
-def test_after_the_leader_retires_at_the_lead_the_next_seat_leads_its_own_tile() -> None:
-    """lead=highest_double: after the leader retires, the next seat is offered only its tiles."""
+def test_a_leader_retiring_before_the_lead_hands_it_to_the_next_leader_by_rank() -> None:
+    """lead=highest_double: when the leader retires first, rule 1.4 picks among the others."""
     hands = (
         [(4, 4), (5, 6), (0, 1), (1, 2), (2, 3)],
         [(0, 2), (0, 3), (1, 3), (1, 4), (0, 4)],
         [(5, 5), (0, 5), (1, 5), (2, 4), (3, 5)],
     )
-    state = dealt(hands, rules=MatadorRules(lead="highest_double")).retire(2).apply(PASS)
+    state = dealt(hands, rules=MatadorRules(lead="highest_double"))
+    assert state.to_move == 2
+    state = state.retire(2)
     assert state.to_move == 0
-    legal = state.legal_moves()
-    assert legal
-    assert {m.tile for m in legal if m.kind == "play"} <= set(hands[0])
+    assert state.legal_moves() == (play((4, 4), None, 4),)
 
 
 def test_retiring_a_seat_after_the_hand_is_over_keeps_the_outcome() -> None:
