@@ -42,11 +42,12 @@ trio (scheduler pass + scopes), the rest of the runner, and the pipes (C row min
 ``--breakdown`` adds CPU per move of each engine + codec stage, each timed in bulk over the C
 row's positions with the collector off, plus a what-if: the same request lines built
 incrementally instead of from ``view()`` + ``move_request()`` (checked byte for byte).
-Bulk timings run hot in the caches: in a match the same code costs ~1.5x more.
-``--profile`` runs a C-bot match under cProfile (call counts; it roughly triples the cost of
-small calls) and, if ``py-spy`` is installed, samples C-bot matches from outside the process
-and prints the share of samples per category (view, move_request, scopes, pipes, ...) scaled
-to that run's measured CPU per move.
+Bulk timings run hot in the caches: in a match the same code can cost more (the profile shows it).
+``--profile`` runs a C-bot match under cProfile with a CPU timer (call counts and ranking: its
+overhead inflates every call ~5x) and, if ``py-spy`` is installed (``pip install py-spy``),
+samples matches with in-memory bots from outside the process and prints the share of samples
+per category (view, move_request, scopes, per hand, ...) scaled to that run's measured CPU per
+move. (py-spy on the C-bot matches is misleading here: see `pyspy_profile`.)
 
 ``--pin CPU`` runs the referee and its bots on one CPU (sched_setaffinity, inherited by the
 bots): on these VMs a bot woken on the other vCPU costs ~70 µs of wall time per round trip
@@ -789,7 +790,9 @@ def round_trip_rows(binary: Path, line: bytes, n: int, repeat: int, parse_us: fl
 def profile_c_match(commands: list[str], hands: int, top: int) -> dict[str, Any]:
     """One C-bot match under cProfile: the top functions by own time, in µs per move."""
     config = match_config(SEED_BASE, hands)
-    profiler = cProfile.Profile()
+    # A CPU-time timer: with the default wall-clock timer, an os.write that wakes a bot and is
+    # preempted by it looks like hundreds of µs spent in write().
+    profiler = cProfile.Profile(time.thread_time)
     gc.collect()
     profiler.enable()
     replay = trio.run(play_match, config, commands)
@@ -872,6 +875,8 @@ _IO_FUNCS = {
     "BotProcess.send_line": "pipe I/O: send_line (os.write)",
     "BotProcess.receive_line": "pipe I/O: receive_line (os.read, framing)",
     "BotProcess.poll_line_nowait": "pipe I/O: receive_line (os.read, framing)",
+    "InstantMemoryBot.send_line": "the in-memory bots' own work (not the referee's)",
+    "InstantMemoryBot.receive_line": "in-memory receive_line (one scheduler checkpoint)",
 }
 
 
@@ -918,12 +923,17 @@ def _categorise(frames: list[tuple[str, str]]) -> str:
 
 
 def pyspy_profile(hands: int, matches: int, rate: int) -> dict[str, Any] | None:
-    """Samples C-bot matches from outside with py-spy; returns categories in µs per move.
+    """Samples matches with in-memory instant bots from outside with py-spy; returns the
+    categories in µs per move.
 
     The matches run in a child interpreter (``--profile-target``) that reports its own CPU
-    per move; each category's share of the samples taken inside the matches is scaled to it.
+    per move; each category's share of the samples taken inside ``trio.run`` is scaled to it.
     py-spy reads the interpreter's memory from outside, so the profiled code runs at full
-    speed (unlike cProfile, which roughly triples the cost of small calls).
+    speed. It samples a thread while it is runnable, not only while it runs: with real pipes,
+    each ``os.write`` that wakes a bot often preempts the referee, and the samples then pile up
+    on ``send_line`` (from 3% to 73% between two runs here). With in-memory bots there is no
+    such wake-up, so the shares are CPU shares; the pipes' own cost is the difference between
+    the C row and the in-memory row.
     """
     spy = shutil.which("py-spy")
     if spy is None:
@@ -967,10 +977,10 @@ def pyspy_profile(hands: int, matches: int, rate: int) -> dict[str, Any] | None:
 
 
 def profile_target(hands: int, matches: int) -> int:
-    """Child mode of ``--profile``: plays C-bot matches, prints its CPU per move as JSON."""
-    binary = shlex.quote(str(build_c_bot()))
-    play_matches([binary] * PLAYERS, 1, 1)  # warm-up
-    run = play_matches([binary] * PLAYERS, matches, hands)
+    """Child mode of ``--profile``: plays in-memory matches, prints its CPU per move as JSON."""
+    bots = ["memory-bot"] * PLAYERS
+    play_matches(bots, 1, 1, _connect_in_memory)  # warm-up
+    run = play_matches(bots, matches, hands, _connect_in_memory)
     print(json.dumps({"moves": run.moves, "cpu_us_per_move": run.cpu_s / run.moves * 1e6}))
     return 0
 
@@ -1131,7 +1141,7 @@ def main(argv: list[str] | None = None) -> int:
         result["engine_stages_us_per_move"] = stages
     if args.profile:
         result["cprofile"] = profile_c_match(c_commands, args.hands, top=25)
-        result["pyspy"] = pyspy_profile(args.hands, args.matches, rate=2000)
+        result["pyspy"] = pyspy_profile(args.hands, max(6, 2 * args.matches), rate=2500)
 
     if args.json:
         print(json.dumps(result, indent=2))
@@ -1190,8 +1200,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         prof = result["cprofile"]
         print(
-            f"\ncProfile of one C-bot match ({prof['moves']} moves; profiler overhead inflates "
-            f"small calls; total own time {prof['total_us_per_move']:.1f} µs/move):"
+            f"\ncProfile (thread CPU timer) of one C-bot match ({prof['moves']} moves; its "
+            f"overhead inflates every call, total {prof['total_us_per_move']:.1f} µs/move: "
+            f"for call counts and ranking only):"
         )
         print(f"  {'own µs/move':>11} {'cum µs/move':>11} {'calls/move':>10}  function")
         for r in prof["by_own"]:
@@ -1212,9 +1223,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{spy['error']}")
         else:
             print(
-                f"\npy-spy sampling profile of {spy['moves']} C-bot moves ({spy['samples']} "
-                f"samples at {spy['rate_hz']} Hz; that run's referee CPU "
-                f"{spy['cpu_us_per_move']:.1f} µs/move, split by share of samples):"
+                f"\npy-spy sampling profile of play_match with in-memory instant bots, "
+                f"{spy['moves']} moves ({spy['samples']} samples at {spy['rate_hz']} Hz; that "
+                f"run's CPU {spy['cpu_us_per_move']:.1f} µs/move, split by share of samples; "
+                f"pipes excluded, see the attribution):"
             )
             print(f"  {'µs/move':>7} {'share':>6}  category")
             for name, cat in spy["categories"].items():

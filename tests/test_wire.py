@@ -167,7 +167,7 @@ def test_every_move_round_trips_in_a_request() -> None:
 def test_wire_form_of_a_move(move: Move) -> None:
     """A play is written with its canonical tile, its end and its outward half; DRAW and PASS
     carry only their action."""
-    raw = msgspec.to_builtins(move_to_wire(move))
+    raw = msgspec.json.decode(encode(move_to_wire(move)))  # type: ignore[arg-type]
     if move.kind == "play":
         assert raw == {"action": "play", "tile": list(move.tile), "end": move.end, "out": move.out}
     else:
@@ -345,21 +345,25 @@ def hidden_permutations(
     seats' current hands and the boneyard) are shuffled among themselves; replays that become
     illegal or change the leader are skipped."""
     dealt = state.deal()
-    hidden = sorted(set(state.boneyard_tiles()).union(
-        *(state.hand_tiles(s) for s in range(state.players) if s != viewer)
-    ))
+    hidden = sorted(
+        set(state.boneyard_tiles()).union(
+            *(state.hand_tiles(s) for s in range(state.players) if s != viewer)
+        )
+    )
     moves = [move for _s, move, _d in state.history()]
     shuffler = random.Random(seed)
     for _ in range(tries):
         shuffled = hidden[:]
         shuffler.shuffle(shuffled)
         swap = dict(zip(hidden, shuffled, strict=True))
+        if shuffled == hidden:
+            continue
         other = Deal(
             hands=tuple(tuple(sorted(swap.get(t, t) for t in h)) for h in dealt.hands),
             boneyard=tuple(swap.get(t, t) for t in dealt.boneyard),
         )
         replay = start_hand(state.rules, state.players, other, state.scores)
-        if replay.to_move != dealt_leader(state):
+        if replay.to_move != state.leader:
             continue
         try:
             for move in moves:
@@ -367,11 +371,6 @@ def hidden_permutations(
         except IllegalMoveError:
             continue
         yield replay
-
-
-def dealt_leader(state: MatadorState) -> int:
-    """The seat that led the hand of ``state``."""
-    return state.leader
 
 
 def test_request_does_not_depend_on_hidden_tiles() -> None:
@@ -492,7 +491,9 @@ def test_hand_end_reveals_every_hand() -> None:
 @pytest.mark.parametrize(
     "flags",
     [
-        dict(zip(("hand_size", "lead", "draw_when_playable", "reserve", "draw_mode"), v, strict=True))
+        dict(
+            zip(("hand_size", "lead", "draw_when_playable", "reserve", "draw_mode"), v, strict=True)
+        )
         for v in itertools.product(
             (5, 7, "9-n"),
             ("any", "highest_double"),

@@ -29,10 +29,6 @@ from tests.games.positions import view_tiles
 #: A hand has at most 28 plays and 18 draws, and at most n - 1 passes between two of those.
 MAX_MOVES = 200
 
-# On a failure hypothesis imports libcst to write a patch file, and libcst triggers a
-# DeprecationWarning that filterwarnings=error would turn into an INTERNALERROR hiding the
-# falsifying example.
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:libcst")
 
 RULES = st.builds(
     MatadorRules,

@@ -702,30 +702,30 @@ def test_seat_retired_before_the_hand_does_not_lead() -> None:
     assert 0 in state.view(1).retired
 
 
+#: 3 players: seat 2 leads with 5-5; among the others only seat 1 holds a double (4-4), so rule
+#: 1.4 without seat 2 picks seat 1, not seat 0, the next seat in order.
+HANDS_R = (
+    [(0, 2), (0, 3), (1, 3), (1, 4), (0, 4)],
+    [(4, 4), (5, 6), (0, 1), (1, 2), (2, 3)],
+    [(5, 5), (0, 5), (1, 5), (2, 4), (3, 5)],
+)
+
+
 def test_leader_retired_before_leading_hands_the_lead_on_with_lead_any() -> None:
-    """lead=any: a leader retired before leading never acts; the new leader leads any tile."""
-    hands = (
-        [(4, 4), (5, 6), (0, 1), (1, 2), (2, 3)],
-        [(0, 2), (0, 3), (1, 3), (1, 4), (0, 4)],
-        [(5, 5), (0, 5), (1, 5), (2, 4), (3, 5)],
-    )
-    state = dealt(hands).retire(2)
-    assert state.to_move == 0
-    assert legal_set(state) == {play(t, None, t[1]) for t in hands[0]}
+    """lead=any: a leader retired before leading never acts; rule 1.4's next pick leads any tile."""
+    state = dealt(HANDS_R)
+    assert state.to_move == 2
+    state = state.retire(2)
+    assert state.to_move == 1
+    assert legal_set(state) == {play(t, None, t[1]) for t in HANDS_R[1]}
 
 
 def test_a_leader_retiring_before_the_lead_hands_it_to_the_next_leader_by_rank() -> None:
     """lead=highest_double: when the leader retires first, rule 1.4 picks among the others."""
-    hands = (
-        [(4, 4), (5, 6), (0, 1), (1, 2), (2, 3)],
-        [(0, 2), (0, 3), (1, 3), (1, 4), (0, 4)],
-        [(5, 5), (0, 5), (1, 5), (2, 4), (3, 5)],
-    )
-    state = dealt(hands, rules=MatadorRules(lead="highest_double"))
-    assert state.to_move == 2
-    state = state.retire(2)
-    assert state.to_move == 0
+    state = dealt(HANDS_R, rules=MatadorRules(lead="highest_double")).retire(2)
+    assert state.to_move == 1
     assert state.legal_moves() == (play((4, 4), None, 4),)
+    assert state.hand_tiles(2) == tuple(sorted(HANDS_R[2]))
 
 
 def test_retiring_a_seat_after_the_hand_is_over_keeps_the_outcome() -> None:

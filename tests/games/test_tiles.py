@@ -24,10 +24,6 @@ from arena.games.tiles import (
     tiles_of,
 )
 
-# On a failure hypothesis imports libcst, whose DeprecationWarning filterwarnings=error would
-# turn into an INTERNALERROR hiding the falsifying example.
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:libcst")
-
 #: The 28 tiles from the highest rank to the lowest, written out by hand from the SPEC.
 RANKED = [
     (6, 6), (5, 5), (4, 4), (3, 3), (2, 2), (1, 1), (0, 0),
