@@ -126,14 +126,14 @@ ROUND_TRIPS = 20_000
 
 def build_c_bot() -> Path:
     """Compiles ``instant_bot.c`` into ``benchmarks/build/`` (only when the source is newer)."""
-    compiler = os.environ.get("CC") or shutil.which("gcc")
-    if compiler is None or shutil.which(compiler) is None:
-        sys.exit(
-            "referee_bench: gcc not found: the C bot cannot be built. Install a C compiler "
-            "(Debian: apt-get install -y gcc) or set CC to one."
-        )
     if C_BINARY.exists() and C_BINARY.stat().st_mtime >= C_SOURCE.stat().st_mtime:
         return C_BINARY
+    compiler = os.environ.get("CC") or "gcc"
+    if shutil.which(compiler) is None:
+        sys.exit(
+            f"referee_bench: {compiler!r} not found: cannot build {C_SOURCE.name}. Install gcc "
+            "(Debian: apt-get install -y gcc) or set CC to a C99 compiler."
+        )
     BUILD_DIR.mkdir(parents=True, exist_ok=True)
     argv = [compiler, "-std=c99", "-O2", "-Wall", "-o", str(C_BINARY), str(C_SOURCE)]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)

@@ -11,6 +11,7 @@ import msgspec
 from protocol.messages import FromBot, ToBot
 
 MAX_EVIDENCE_BYTES = 200
+_TOO_DEEP = "not valid JSON: nested too deeply"
 
 
 class ProtocolError(ValueError):
@@ -57,8 +58,8 @@ def decode_from_bot(line: bytes) -> FromBot:
         return _FROM_BOT.decode(line)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         raise ProtocolError(_describe(error), line) from None
-    except UnicodeDecodeError as error:  # pragma: no cover - msgspec reports it as DecodeError
-        raise ProtocolError(f"not valid UTF-8: {error}", line) from None
+    except RecursionError:  # msgspec skips an ignored deeply nested value recursively
+        raise ProtocolError(_TOO_DEEP, line) from None
 
 
 def decode_to_bot(line: bytes) -> ToBot:
@@ -70,3 +71,5 @@ def decode_to_bot(line: bytes) -> ToBot:
         return _TO_BOT.decode(line)
     except (msgspec.ValidationError, msgspec.DecodeError) as error:
         raise ProtocolError(_describe(error), line) from None
+    except RecursionError:
+        raise ProtocolError(_TOO_DEEP, line) from None

@@ -4,7 +4,8 @@ Every example in the rules page has a machine-readable twin in an HTML comment,
 ``<!-- check: {JSON} -->``; the section "How the examples are checked" at the end of the page
 describes the format. This test rebuilds each position with the engine and asserts that the
 legal moves (compared as ``str(Move)``, in the engine's order), the positions reached and the
-hand outcomes are exactly what the page says, so the page cannot drift from the code.
+hand outcomes are exactly what the page says, so the page cannot drift from the code. The
+replay printed in docs/replay-format.md is checked the same way, with ``arena verify``'s code.
 """
 
 from __future__ import annotations

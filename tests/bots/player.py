@@ -9,6 +9,7 @@ correctly; at request N it does MODE:
   crash         writes a traceback-like line to stderr and exits with code 3
   signal        kills itself with SIGKILL
   garbage       answers with bytes that are not JSON
+  deep          answers with JSON nested 5000 levels deep in an unknown field
   endless       writes 'x' forever without a newline
   illegal       answers with a move that is not legal (a tile it does not hold)
   wrong_id      answers with the wrong request id
@@ -71,6 +72,11 @@ for raw in sys.stdin.buffer:
                 os.kill(os.getpid(), signal.SIGKILL)
             elif mode == "garbage":
                 out.write(b"this is not json\n")
+                out.flush()
+                continue
+            elif mode == "deep":
+                nested = b"[" * 5000 + b"]" * 5000
+                out.write(b'{"x":' + nested + b',"type":"move","id":1}\n')
                 out.flush()
                 continue
             elif mode == "endless":

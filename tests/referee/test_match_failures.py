@@ -163,6 +163,16 @@ def test_garbage_is_a_bad_message_with_the_offending_bytes(marker: str) -> None:
     assert_clean(replay, marker)
 
 
+def test_deeply_nested_json_is_a_bad_message_not_a_referee_crash(marker: str) -> None:
+    """JSON nested thousands of levels deep is the bot's bad message, never the referee's crash."""
+    replay, _ = play([player("deep", 2, marker=marker), player("ok", marker=marker)])
+    failure = replay.seats[0].failure
+    assert failure is not None
+    assert failure.status is Status.BAD_MESSAGE
+    assert failure.error == "not valid JSON: nested too deeply"
+    assert_clean(replay, marker)
+
+
 def test_unknown_field_is_a_bad_message_naming_the_field(marker: str) -> None:
     """Strict decoding: an unknown field in a reply is named in the error."""
     replay, _ = play([player("unknown_field", 1, marker=marker), player("ok", marker=marker)])
