@@ -840,7 +840,12 @@ def profile_c_match(commands: list[str], hands: int, top: int) -> dict[str, Any]
         "hand_start",
     )
     by_cum = sorted(
-        (r for r in rows if any(r["function"].endswith(f"({name})") for name in interesting)),
+        (
+            r
+            for r in rows
+            if r["cum_us_per_move"] >= 1.0
+            and any(r["function"].endswith(f"({name})") for name in interesting)
+        ),
         key=lambda r: -r["cum_us_per_move"],
     )
     return {"moves": moves, "total_us_per_move": total, "by_own": by_own, "by_cum": by_cum}
@@ -1136,6 +1141,21 @@ def main(argv: list[str] | None = None) -> int:
         "target_met": c_row.ref_cpu_us_per_move <= TARGET_US,
         "notes": notes,
     }
+    by_name = {r.name: r for r in rows}
+    engine = by_name.get("engine + codec only (no processes, no trio)")
+    memory_row = by_name.get("play_match, in-memory instant bots")
+    mem_trip = by_name.get("in-memory round trip + 2 fresh scopes")
+    if engine and memory_row and mem_trip and c_row.marginal_us_per_move is not None:
+        trip = mem_trip.ref_cpu_us_per_move - parse_us
+        mem_marginal = memory_row.marginal_us_per_move or memory_row.ref_cpu_us_per_move
+        glue = mem_marginal - parse_us - engine.ref_cpu_us_per_move - trip
+        pipes = c_row.marginal_us_per_move - (mem_marginal - parse_us)
+        result["attribution_us_per_move"] = {
+            "engine + codec (engine row)": engine.ref_cpu_us_per_move,
+            "trio: one scheduler pass + 2 fresh cancel scopes (in-memory round trip)": trip,
+            "rest of the runner, gc included (in-memory play_match marginal - the two above)": glue,
+            "pipes, epoll, wake-ups (C row marginal - in-memory play_match marginal)": pipes,
+        }
     if args.breakdown:
         stages = stage_breakdown(args.matches, args.hands, max(repeat, 3))
         result["engine_stages_us_per_move"] = stages
@@ -1171,26 +1191,12 @@ def main(argv: list[str] | None = None) -> int:
             "the C row's positions, best of runs):"
         )
         for name, us in stages.items():
-            print(f"  {name:<42} {us:6.2f}")
+            print(f"  {name:<60} {us:6.2f}")
         total = sum(us for name, us in stages.items() if not name.startswith(" "))
         # (entries starting with a blank are parts or alternatives, not summed)
-        print(f"  {'sum of the stages':<42} {total:6.2f}")
-    by_name = {r.name: r for r in rows}
-    engine = by_name.get("engine + codec only (no processes, no trio)")
-    memory = by_name.get("play_match, in-memory instant bots")
-    mem_trip = by_name.get("in-memory round trip + 2 fresh scopes")
-    if engine and memory and mem_trip and c_row.marginal_us_per_move is not None:
-        trip = mem_trip.ref_cpu_us_per_move - parse_us
-        mem_marginal = memory.marginal_us_per_move or memory.ref_cpu_us_per_move
-        glue = mem_marginal - parse_us - engine.ref_cpu_us_per_move - trip
-        pipes = c_row.marginal_us_per_move - (mem_marginal - parse_us)
-        attribution = {
-            "engine + codec (engine row)": engine.ref_cpu_us_per_move,
-            "trio: one scheduler pass + 2 fresh cancel scopes (in-memory round trip)": trip,
-            "rest of the runner, gc included (in-memory play_match marginal - the two above)": glue,
-            "pipes, epoll, wake-ups (C row marginal - in-memory play_match marginal)": pipes,
-        }
-        result["attribution_us_per_move"] = attribution
+        print(f"  {'sum of the stages':<60} {total:6.2f}")
+    attribution = result.get("attribution_us_per_move")
+    if attribution is not None:
         print(
             f"\nattribution of the C row's marginal {c_row.marginal_us_per_move:.1f} µs/move "
             f"(in-memory rows less their bots' parsing, {parse_us:.1f} µs):"

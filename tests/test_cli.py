@@ -228,3 +228,61 @@ def test_schema_writes_the_protocol_schema(
     schema = json.loads(out.read_text())
     assert schema["protocol_version"] == 1
     assert {"Hello", "MoveRequest", "MoveReply", "Ready"} <= set(schema["$defs"])
+
+
+def test_ctrl_c_stops_the_match_and_every_bot(tmp_path: Path) -> None:
+    """SIGINT to ``arena play`` ends it with exit 130, a message, and no bot process left."""
+    import signal
+    import subprocess
+    import time
+    import uuid
+
+    marker = f"arena-sigint-{uuid.uuid4().hex}"
+    hang = f"{player('hang')} '' {marker}"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "play",
+            hang,
+            hang,
+            "--move-ms",
+            "60000",
+            "--replay",
+            str(tmp_path / "r.json"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 10
+
+    def bots() -> list[int]:
+        return [pid for pid in _processes_with(marker) if pid != proc.pid]
+
+    while time.monotonic() < deadline and len(bots()) < 2:
+        time.sleep(0.05)
+    assert len(bots()) == 2
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 130
+    assert b"interrupted; every bot process was stopped" in err
+    time.sleep(0.05)
+    assert _processes_with(marker) == []
+    assert not (tmp_path / "r.json").exists()
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Pids of live (non-zombie) processes whose command line contains ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            status = (entry / "status").read_text()
+        except OSError:
+            continue
+        if marker.encode() in cmdline and "State:\tZ" not in status:
+            found.append(int(entry.name))
+    return found
