@@ -69,6 +69,7 @@ import argparse
 import collections
 import contextlib
 import cProfile
+import dataclasses
 import functools
 import gc
 import json
@@ -429,68 +430,83 @@ def engine_row(matches: int, hands: int, repeat: int) -> Row:
 _END_CACHE: dict[tuple[str, int], m.End] = {}
 
 
-def lean_requests(items: list[tuple[Any, int, int, int, Any, bool]]) -> list[bytes]:
-    """What-if (not the arena's code): the request lines built straight from the state.
+class HandWire:
+    """What-if (not the arena's code): one hand's public wire state, kept incrementally.
 
-    ``items`` are (state, seat, request id, hand number, move made, first of its hand) in
-    play order. History,
-    layout, draws and passes are kept incrementally per hand instead of being rebuilt from the
-    whole history at every move (``state.view()`` then ``move_request()``). The lines are
-    byte-for-byte those of ``encode(move_request(state.view(seat), ...))``.
+    History, layout, draws and passes grow by one step per move, so a request is built straight
+    from the state in O(hand) list copies instead of rebuilding ``SeatView`` (a ``PublicEvent``
+    per past move, the layout re-walked from the history) and then converting the whole
+    history again in ``move_request()``. The requests are byte-for-byte the arena's.
     """
-    out = []
-    history: list[m.Event] = []
-    layout: collections.deque[tuple[int, int]] = collections.deque()
-    draws = [0] * PLAYERS
-    passes = [0] * PLAYERS
-    ends_cache = _END_CACHE
-    for state, seat, request_id, number, move, first in items:
-        if first:
-            history = []
-            layout = collections.deque()
-            draws = [0] * PLAYERS
-            passes = [0] * PLAYERS
+
+    __slots__ = ("draws", "history", "layout", "passes")
+
+    def __init__(self) -> None:
+        self.history: list[m.Event] = []
+        self.layout: collections.deque[tuple[int, int]] = collections.deque()
+        self.draws = [0] * PLAYERS
+        self.passes = [0] * PLAYERS
+
+    def request(
+        self, state: Any, seat: int, request_id: int, number: int, time_left_ms: int, bank_ms: int
+    ) -> m.MoveRequest:
         ends = []
         for end in state.ends:
-            wire_end = ends_cache.get(end)
+            wire_end = _END_CACHE.get(end)
             if wire_end is None:
-                wire_end = ends_cache[end] = m.End(position=end[0], value=end[1])
+                wire_end = _END_CACHE[end] = m.End(position=end[0], value=end[1])
             ends.append(wire_end)
-        request = m.MoveRequest(
+        return m.MoveRequest(
             id=request_id,
             hand_number=number,
             seat=seat,
             hand=list(state.hand_tiles(seat)),
-            layout=list(layout),
+            layout=list(self.layout),
             ends=ends,
             hand_counts=[h.bit_count() for h in state.hands],
             boneyard_size=state.boneyard_size,
             scores=list(state.scores),
-            draws=draws,
-            passes=passes,
-            history=history,
+            draws=self.draws,
+            passes=self.passes,
+            history=self.history,
             legal=[move_to_wire(mv) for mv in state.legal_moves()],
-            time_left_ms=10_000,
-            bank_ms=0,
+            time_left_ms=time_left_ms,
+            bank_ms=bank_ms,
             retired=[],
         )
-        out.append(encode(request))
-        # After the move: O(1) updates instead of a rebuild at the next request.
-        history.append(m.Event(seat=seat, move=move_to_wire(move)))
+
+    def record(self, seat: int, move: Any, wire: m.WireMove) -> None:
+        """After a move: O(1) updates instead of a rebuild at the next request."""
+        self.history.append(m.Event(seat=seat, move=wire))
         kind = move.kind
         if kind == "draw":
-            draws[seat] += 1
+            self.draws[seat] += 1
         elif kind == "pass":
-            passes[seat] += 1
+            self.passes[seat] += 1
         else:
             a, b = move.tile
             other = a + b - move.out
             if move.end is None:
-                layout.append((a, b))
+                self.layout.append((a, b))
             elif move.end == "left":
-                layout.appendleft((move.out, other))
+                self.layout.appendleft((move.out, other))
             else:
-                layout.append((other, move.out))
+                self.layout.append((other, move.out))
+
+
+def lean_requests(items: list[tuple[Any, int, int, int, Any, bool]]) -> list[bytes]:
+    """The request lines of ``items`` built with `HandWire` (the what-if of ``--breakdown``).
+
+    ``items`` are (state, seat, request id, hand number, move made, first of its hand) in
+    play order.
+    """
+    out = []
+    wire = HandWire()
+    for state, seat, request_id, number, move, first in items:
+        if first:
+            wire = HandWire()
+        out.append(encode(wire.request(state, seat, request_id, number, 10_000, 0)))
+        wire.record(seat, move, move_to_wire(move))
     return out
 
 
@@ -695,6 +711,164 @@ def instant_reply_cost(matches: int, hands: int) -> float:
 
 
 # -- pipe round trips alone ----------------------------------------------------------------------
+
+
+# -- what-if: a lean runner ----------------------------------------------------------------------
+
+
+async def _lean_match(
+    binary: str, seed: int, hands: int, lines: list[bytes] | None = None
+) -> tuple[int, int]:
+    """What-if (not the arena's code): one match against C bots, run the lean way.
+
+    The same protocol, engine and checks as ``_MatchRunner`` on the success path (request,
+    reply decoded strictly, id and legality checked, clock measured, ``Action`` and hand records
+    kept, ``hand_start``/``hand_end`` sent), but with the measured fixes applied: requests from
+    `HandWire`; one long-lived cancel scope re-armed per move instead of two fresh ones; the
+    hand state kept in a local (``state.apply``) and put back in the ``Match`` once per hand;
+    ``hand_end`` from ``hand_tiles``/``layout`` instead of full views. Failures are not handled
+    (a bot failure would raise). Returns (hands, moves).
+    """
+    config = match_config(seed, hands)
+    now = trio.current_time
+    async with contextlib.AsyncExitStack() as stack:
+        bots = [await stack.enter_async_context(open_bot_process([binary])) for _ in range(PLAYERS)]
+        for bot in bots:
+            await bot.send_line(b'{"type":"hello"}')
+        for bot in bots:
+            await bot.receive_line()
+        gc.collect()
+        gc.freeze()
+        try:
+            match = start_match(config.game, config.rules, PLAYERS, seed, config.length)
+            request_id = 0
+            moves = 0
+            records: list[HandRecord] = []
+            allowance = TIME_LIMITS.move_ms / 1000
+            with trio.CancelScope() as scope:
+                while not match.over:
+                    state = match.hand
+                    number = match.hand_number
+                    deal = state.deal()
+                    leader = state.to_move
+                    for seat, bot in enumerate(bots):
+                        scope.deadline = now() + 5.0
+                        await bot.send_line(encode(hand_start(state.view(seat), number, leader)))
+                    wire = HandWire()
+                    events: list[Any] = []
+                    while state.outcome() is None:
+                        seat = state.to_move
+                        bot = bots[seat]
+                        request_id += 1
+                        line = encode(
+                            wire.request(state, seat, request_id, number, TIME_LIMITS.move_ms, 0)
+                        )
+                        if lines is not None:
+                            lines.append(line)
+                        started = now()
+                        if fast:
+                            # Try the reply without the scheduler first; arm the deadline and
+                            # wait only when it has not arrived (a prototype: a full pipe on
+                            # send would wait under the previous deadline).
+                            bot.send_line_nowait(line) if False else await bot.send_line(line)
+                            raw = bot.poll_line_nowait()
+                            if raw is None:
+                                scope.deadline = started + allowance
+                                raw = await bot.receive_line()
+                            else:
+                                fast_hits += 1
+                            reply = decode_from_bot(raw)
+                        else:
+                            scope.deadline = started + allowance
+                            await bot.send_line(line)
+                            reply = decode_from_bot(await bot.receive_line())
+                        elapsed = now() - started
+                        if not isinstance(reply, m.MoveReply) or reply.id != request_id:
+                            raise RuntimeError(f"bad reply {reply!r}")
+                        move = move_from_wire(reply.move)
+                        if move not in state.legal_moves():
+                            raise RuntimeError(f"illegal move {move}")
+                        wired = move_to_wire(move)
+                        events.append(
+                            Action(
+                                seat=seat,
+                                move=wired,
+                                request_id=request_id,
+                                time_left_ms=TIME_LIMITS.move_ms,
+                                elapsed_ms=round(elapsed * 1000, 3),
+                                debug=reply.debug,
+                            )
+                        )
+                        wire.record(seat, move, wired)
+                        state = state.apply(move)
+                        moves += 1
+                    match = dataclasses.replace(match, hand=state)
+                    records.append(_hand_record(match, number, deal, leader, events))
+                    outcome = state.outcome()
+                    assert outcome is not None
+                    hands_left = [list(state.hand_tiles(s)) for s in range(PLAYERS)]
+                    message = encode(hand_end(outcome, number, hands_left, state.layout()))
+                    match = match.next_hand()
+                    for bot in bots:
+                        scope.deadline = now() + 5.0
+                        await bot.send_line(message)
+        finally:
+            gc.unfreeze()
+        for bot in bots:
+            await bot.send_line(b'{"type":"match_end"}')
+        for bot in bots:
+            with trio.move_on_after(0.5):
+                await bot.wait_exit()
+    return len(records), moves
+
+
+def _lean_run(binary: str, matches: int, hands: int) -> Run:
+    run = Run()
+    for i in range(matches):
+        gc.collect()
+        w0, c0, k0 = time.perf_counter(), cpu_self(), cpu_children()
+        played, moves = trio.run(_lean_match, binary, SEED_BASE + i, hands)
+        run.wall_s += time.perf_counter() - w0
+        run.cpu_s += cpu_self() - c0
+        run.child_cpu_s += cpu_children() - k0
+        run.matches += 1
+        run.hands += played
+        run.moves += moves
+    return run
+
+
+def lean_row(binary: Path, matches: int, hands: int, repeat: int) -> Row:
+    """The lean runner's row, split into marginal and fixed cost like `match_row`."""
+    # Its requests must be the arena's, byte for byte (same games, same ids).
+    mine: list[bytes] = []
+    trio.run(_lean_match, str(binary), SEED_BASE, min(hands, 5), mine)
+    theirs: list[bytes] = []
+    engine_loop(SEED_BASE, min(hands, 5), lines=theirs)
+    if mine != theirs:
+        raise AssertionError("the lean runner's requests differ from the arena's")
+    long = min((_lean_run(str(binary), matches, hands) for _ in range(repeat)), key=_cpu)
+    row = Row(
+        name="what-if: lean runner, C instant x2",
+        matches=long.matches,
+        hands=long.hands,
+        moves=long.moves,
+        wall_s=long.wall_s,
+        moves_per_s=long.moves / long.wall_s,
+        ref_cpu_us_per_move=long.cpu_s / long.moves * 1e6,
+        bots_cpu_us_per_move=long.child_cpu_s / long.moves * 1e6,
+        note="not the arena's runner: the fixes suggested, measured",
+    )
+    if hands > 1:
+        short = min((_lean_run(str(binary), matches, 1) for _ in range(repeat)), key=_cpu)
+        if long.moves > short.moves:
+            per_move = (long.cpu_s - short.cpu_s) / (long.moves - short.moves)
+            row.marginal_us_per_move = per_move * 1e6
+            row.fixed_ms_per_match = (short.cpu_s - per_move * short.moves) / matches * 1e3
+    return row
+
+
+def _cpu(run: Run) -> float:
+    return run.cpu_s
 
 
 def typical_request(hands: int) -> bytes:
@@ -1119,6 +1293,7 @@ def main(argv: list[str] | None = None) -> int:
     memory.bots_cpu_us_per_move = None
     memory.note = f"no processes, no pipes; includes the bots' parsing ({parse_us:.1f} µs/move)"
     rows.append(memory)
+    rows.append(lean_row(binary, args.matches, args.hands, repeat))
     line = typical_request(args.hands)
     rows.extend(round_trip_rows(binary, line, args.round_trips, repeat, parse_us))
     if not args.skip_samples:

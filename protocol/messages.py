@@ -250,7 +250,7 @@ class Error(_ToBot, tag="error", frozen=True):
     """Why the referee is stopping this bot (sent when the pipe is still open), then it is
     stopped."""
 
-    code: Literal["timeout", "bad_message", "illegal_move", "line_too_long", "protocol_version"]
+    code: Literal["timeout", "bad_message", "illegal_move", "line_too_long"]
     message: str
 
 

@@ -153,6 +153,10 @@ def _check_moves(check: dict[str, Any]) -> None:
     legal = _shown(state.legal_moves())
     assert len(legal) == len(set(legal)), f"a move is listed twice in {legal}"
     assert legal == check["legal"]
+    for seat in check.get("retire", []):
+        state = state.retire(seat)
+    if "leader_after" in check:
+        assert state.to_move == check["leader_after"]
     for text in check.get("then", []):
         state = _apply_text(state, text)
     if "legal_after" in check:

@@ -58,6 +58,8 @@ from protocol.codec import ProtocolError, decode_from_bot, encode
 NOTIFY_TIMEOUT_S = 5.0
 #: How long the referee tries to tell a failing bot why it is being stopped.
 ERROR_SEND_TIMEOUT_S = 0.1
+#: After the ``error`` message, how long a failed bot may take to exit by itself.
+ERROR_READ_GRACE_S = 0.2
 #: After EOF, how long to wait for the process to exit so its exit code can be reported.
 EXIT_WAIT_S = 0.5
 #: After ``match_end``, how long a bot has to exit by itself before it is stopped.
@@ -364,6 +366,7 @@ class _MatchRunner:
                         request_id=request_id,
                         move=reply.move,
                         legal=[move_to_wire(mv) for mv in legal],
+                        stderr_tail=seat.channel.stderr_tail() if seat.channel else None,
                     )
                 )
             # A reply in hand was in time: one found by the last look after the deadline fired
@@ -599,6 +602,9 @@ class _MatchRunner:
             with trio.move_on_after(ERROR_SEND_TIMEOUT_S):
                 with suppress(BotGoneError):
                     await channel.send_line(error)
+            # A moment for the bot to read why and log it before it is stopped.
+            with trio.move_on_after(ERROR_READ_GRACE_S):
+                await channel.wait_exit()
         await self._close(seat)
 
     def _retire(self, match: Match, seat: _Seat) -> Match:

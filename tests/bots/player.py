@@ -100,6 +100,8 @@ for raw in sys.stdin.buffer:
                 time.sleep(3600)
         send(reply)
     elif kind in ("match_end", "error"):
+        sys.stderr.write(f"player got {kind}: {msg.get('message', '')}\n")
+        sys.stderr.flush()
         if mode == "ignore_term":
             time.sleep(3600)
         if mode == "linger":

@@ -220,6 +220,8 @@ def test_illegal_move_records_the_move_and_the_legal_ones(marker: str) -> None:
     assert failure.move not in failure.legal
     assert replay.seats[0].detail.startswith("illegal move ")
     assert "open ends left=" in replay.seats[0].detail
+    assert f"player got error: {replay.seats[0].detail}" in replay.seats[0].stderr
+    assert "player got match_end" in replay.seats[1].stderr
     assert_clean(replay, marker)
 
 
