@@ -109,15 +109,20 @@ class HandOutcomeRecord(msgspec.Struct, frozen=True):
     pips: list[int]
 
 
-class HandRecord(msgspec.Struct, frozen=True):
-    """One hand: its deal, leader, every event, and how it ended (``None`` when the match was
-    forfeited during the hand)."""
+class HandRecord(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One hand: its deal, the seat that led, every event, and how it ended (``None`` when the
+    match was forfeited during the hand).
+
+    ``retired_after`` lists seats retired after the hand ended and its award counted (their bot
+    failed to take the ``hand_end`` message): they are out from the next hand on.
+    """
 
     hand_number: int
     deal: DealRecord
     leader: int
     events: list[HandEvent]
     outcome: HandOutcomeRecord | None
+    retired_after: list[Retirement] = []
 
 
 class SeatRecord(msgspec.Struct, frozen=True, omit_defaults=True):

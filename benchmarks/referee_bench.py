@@ -34,6 +34,10 @@ The rows:
   fresh cancel scopes per move (``move_on_after`` around ``send_line``, ``move_on_at`` around
   ``receive_line``, as ``_MatchRunner._send``/``_receive`` do), or with one long-lived scope
   whose deadline is re-armed per move.
+- ``what-if: lean runner``: not the arena's code: the C-bot match run by `_lean_match`, a
+  runner with the suggested fixes (requests built incrementally by `HandWire`, one re-armed
+  cancel scope, the hand state kept in a local, leaner per-hand work). Its requests are checked
+  byte for byte against the arena's. It measures how far the fixes go, not a finished design.
 - ``py random + py greedy`` and ``node greedy x2``: the sample bots (node only if installed).
 
 The attribution printed under the table splits the C row's marginal cost into engine + codec,
@@ -82,7 +86,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,6 +124,28 @@ PLAYERS = 2
 SEED_BASE = 20_261_100
 #: Round trips per pipe micro-benchmark.
 ROUND_TRIPS = 20_000
+
+
+@contextlib.contextmanager
+def on_one_cpu() -> Iterator[int]:
+    """Runs the block (and the bots it starts: affinity is inherited) on one allowed CPU.
+
+    Every thread of this process is pinned, not only this one: trio spawns the bots from its
+    worker threads, which may predate the call.
+    """
+    allowed = os.sched_getaffinity(0)
+    cpu = min(allowed)
+    _set_affinity_all_threads({cpu})
+    try:
+        yield cpu
+    finally:
+        _set_affinity_all_threads(allowed)
+
+
+def _set_affinity_all_threads(cpus: set[int]) -> None:
+    for tid in os.listdir("/proc/self/task"):
+        with contextlib.suppress(ProcessLookupError):  # a thread that has just ended
+            os.sched_setaffinity(int(tid), cpus)
 
 
 # -- building the C bot -----------------------------------------------------------------------
@@ -766,22 +792,9 @@ async def _lean_match(
                         if lines is not None:
                             lines.append(line)
                         started = now()
-                        if fast:
-                            # Try the reply without the scheduler first; arm the deadline and
-                            # wait only when it has not arrived (a prototype: a full pipe on
-                            # send would wait under the previous deadline).
-                            bot.send_line_nowait(line) if False else await bot.send_line(line)
-                            raw = bot.poll_line_nowait()
-                            if raw is None:
-                                scope.deadline = started + allowance
-                                raw = await bot.receive_line()
-                            else:
-                                fast_hits += 1
-                            reply = decode_from_bot(raw)
-                        else:
-                            scope.deadline = started + allowance
-                            await bot.send_line(line)
-                            reply = decode_from_bot(await bot.receive_line())
+                        scope.deadline = started + allowance
+                        await bot.send_line(line)
+                        reply = decode_from_bot(await bot.receive_line())
                         elapsed = now() - started
                         if not isinstance(reply, m.MoveReply) or reply.id != request_id:
                             raise RuntimeError(f"bad reply {reply!r}")
@@ -826,10 +839,11 @@ def _lean_run(binary: str, matches: int, hands: int) -> Run:
     run = Run()
     for i in range(matches):
         gc.collect()
-        w0, c0, k0 = time.perf_counter(), cpu_self(), cpu_children()
+        w0, c0, k0, s0 = time.perf_counter(), cpu_self(), cpu_children(), sys_self()
         played, moves = trio.run(_lean_match, binary, SEED_BASE + i, hands)
         run.wall_s += time.perf_counter() - w0
         run.cpu_s += cpu_self() - c0
+        run.sys_s += sys_self() - s0
         run.child_cpu_s += cpu_children() - k0
         run.matches += 1
         run.hands += played
@@ -856,7 +870,8 @@ def lean_row(binary: Path, matches: int, hands: int, repeat: int) -> Row:
         moves_per_s=long.moves / long.wall_s,
         ref_cpu_us_per_move=long.cpu_s / long.moves * 1e6,
         bots_cpu_us_per_move=long.child_cpu_s / long.moves * 1e6,
-        note="not the arena's runner: the fixes suggested, measured",
+        ref_sys_us_per_move=long.sys_s / long.moves * 1e6,
+        note="not the arena's runner: the suggested fixes, measured",
     )
     if hands > 1:
         short = min((_lean_run(str(binary), matches, 1) for _ in range(repeat)), key=_cpu)
@@ -1096,9 +1111,30 @@ def _categorise(frames: list[tuple[str, str]]) -> str:
         return "match set-up, replay, bot shutdown"
     if any(name.endswith("_drain_stderr") for name in names):
         return "stderr drain tasks"
-    if any("trio" in file for _, file in frames):
+    if "unrolled_run" in names:
         return "trio scheduler and epoll (between tasks)"
-    return "other"
+    # A truncated stack: the outermost frame that names a category decides.
+    for name, file in frames:
+        if name in _IO_FUNCS:
+            return _IO_FUNCS[name]
+        if "trio" in file and (
+            name in _SCOPE_FUNCS
+            or "_might_change_registered_deadline" in name
+            or name.startswith(("CancelStatus", "Deadlines"))
+        ):
+            return "trio cancel scopes (2 fresh per move)"
+        if name in ("cancel_shielded_checkpoint", "checkpoint_if_cancelled"):
+            return "trio scheduler and epoll (between tasks)"
+        if name in ("_MatchRunner._send", "_MatchRunner._receive"):
+            return "_send/_receive own code"
+        for (rule_name, suffix), category in _TURN_RULES.items():
+            if name == rule_name and file.endswith(suffix):
+                return category
+        if name.startswith("MatadorState.view"):
+            return "state.view() -> SeatView"
+        if name.startswith("move_request"):
+            return "wire.move_request() (message build)"
+    return "unattributed (truncated stacks)"
 
 
 def pyspy_profile(hands: int, matches: int, rate: int) -> dict[str, Any] | None:
@@ -1133,11 +1169,16 @@ def pyspy_profile(hands: int, matches: int, rate: int) -> dict[str, Any] | None:
     counts: dict[str, int] = {}
     for text in raw.read_text().splitlines():
         stack, _, count = text.rpartition(" ")
+        if not stack.strip():
+            continue  # py-spy could not read the stack at all
         frames = [_parse_frame(f) for f in stack.split(";")]
-        if not any(
+        in_trio = any(
             name in ("run", "unrolled_run") and file.endswith("_run.py") for name, file in frames
-        ):
+        )
+        if not in_trio and frames[0][0] == "<module>":
             continue  # outside trio.run: imports and the benchmark's own set-up
+        # Non-blocking sampling sometimes reads a truncated stack (no root frames): those are
+        # categorised by the frames they do have.
         category = _categorise(frames)
         counts[category] = counts.get(category, 0) + int(count)
     total = sum(counts.values())
@@ -1253,7 +1294,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.hands < 1 or args.matches < 1 or args.repeat < 1:
         parser.error("--hands, --matches and --repeat must be at least 1")
     if args.pin is not None:
-        os.sched_setaffinity(0, {args.pin})
+        _set_affinity_all_threads({args.pin})
     if args.profile_target:
         return profile_target(args.hands, args.matches)
 
@@ -1280,6 +1321,13 @@ def main(argv: list[str] | None = None) -> int:
     play_matches(c_commands, 1, 1)  # warm-up: imports, lazily built codecs, page cache
     repeat = args.repeat
     rows = [match_row("C instant x2", c_commands, args.matches, args.hands, repeat)]
+    pin_rows = args.pin is None and len(os.sched_getaffinity(0)) > 1
+    if pin_rows:
+        with on_one_cpu():
+            rows.append(
+                match_row("C instant x2, all on one CPU", c_commands, args.matches, args.hands,
+                          repeat)
+            )  # fmt: skip
     rows.append(engine_row(args.matches, args.hands, repeat))
     parse_us = instant_reply_cost(args.matches, args.hands)
     memory = match_row(
@@ -1294,6 +1342,11 @@ def main(argv: list[str] | None = None) -> int:
     memory.note = f"no processes, no pipes; includes the bots' parsing ({parse_us:.1f} µs/move)"
     rows.append(memory)
     rows.append(lean_row(binary, args.matches, args.hands, repeat))
+    if pin_rows:
+        with on_one_cpu():
+            row = lean_row(binary, args.matches, args.hands, repeat)
+        row.name = "what-if: lean runner, all on one CPU"
+        rows.append(row)
     line = typical_request(args.hands)
     rows.extend(round_trip_rows(binary, line, args.round_trips, repeat, parse_us))
     if not args.skip_samples:

@@ -376,7 +376,7 @@ def test_a_replay_that_does_not_rerun_is_refused(
     out = io.StringIO()
     assert view_replay(broken, out=out) == 1
     assert out.getvalue() == ""
-    assert "hand 1, event 2: illegal move 6-6 on left" in capsys.readouterr().err
+    assert "hand 1, event 2: seat 0: illegal move 6-6 on left, 6 out" in capsys.readouterr().err
 
 
 # -- the command line --------------------------------------------------------------------------

@@ -80,11 +80,12 @@ class Match:
     def retire(self, *seats: int) -> Match:
         """Retire ``seats`` (their bots failed): they pass from now on and rank last.
 
-        With fewer than two seats left in play the match ends at once by forfeit. A match that
-        is already over keeps its result.
+        With fewer than two seats left in play the match ends at once by forfeit. A seat that
+        fails after the last hand (before the match's end was announced) still loses: the
+        result is ranked again with it last.
         """
         new = [s for s in seats if s not in self.retired]
-        if self.over or not new:
+        if not new:
             return self
         hand = self.hand
         for seat in new:
@@ -92,6 +93,8 @@ class Match:
         match = replace(self, retired=(*self.retired, *new), hand=hand)
         if len(match.active_seats()) < 2:
             return replace(match, result=match._result("forfeit"))
+        if self.result is not None:
+            return replace(match, result=match._result(self.result.reason))
         return match
 
     def next_hand(self) -> Match:

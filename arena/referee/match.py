@@ -18,7 +18,7 @@ from typing import Any
 
 import trio
 
-from arena.games.api import Game
+from arena.games.api import Game, GameState
 from arena.games.match import Match, MatchLength, bot_seed, start_match
 from arena.referee.channel import BotChannel, Connector
 from arena.referee.clock import SeatClock, TimeLimits
@@ -269,7 +269,6 @@ class _MatchRunner:
         while not match.over:
             hand = match.hand
             number = match.hand_number
-            deal = hand.deal()
             leader = hand.to_move
             assert leader is not None
             for seat in self.seats:
@@ -279,41 +278,56 @@ class _MatchRunner:
                     match = await self._notify(match, seat, message, number)
             while not match.over and match.hand.outcome() is None:
                 match = await self._turn(match, number)
-            outcome = match.hand.outcome()
-            self.hands.append(
-                HandRecord(
-                    hand_number=number,
-                    deal=DealRecord(
-                        hands=[list(h) for h in deal.hands], boneyard=list(deal.boneyard)
-                    ),
-                    leader=leader,
-                    events=self.events,
-                    outcome=None
-                    if outcome is None
-                    else HandOutcomeRecord(
-                        kind=outcome.kind.value,
-                        winners=list(outcome.winners),
-                        award=list(outcome.award),
-                        scores=list(outcome.scores),
-                        pips=list(outcome.pips),
-                    ),
-                )
-            )
-            self.events = []
+            finished = match.hand
+            events, self.events = self.events, []
+            outcome = finished.outcome()
             if outcome is None:  # the match was forfeited during the hand
+                self._record_hand(number, finished, events, [])
                 break
-            final = match.hand
-            hands_left = [list(final.view(s).hand) for s in range(match.players)]
-            message = encode(hand_end(outcome, number, hands_left, final.view(0).layout))
+            hands_left = [list(finished.view(s).hand) for s in range(match.players)]
+            message = encode(hand_end(outcome, number, hands_left, finished.view(0).layout))
             # The award counts and the next hand is dealt before anybody is told: a bot that
-            # fails to take the news is retired from the next hand, not this finished one.
+            # fails to take the news is retired after this hand, from the next one on.
             match = match.next_hand()
             self.match = match
             for seat in self.seats:
                 if seat.live:
                     match = await self._notify(match, seat, message, number)
+            after, self.events = self.events, []
+            self._record_hand(number, finished, events, after)
         self.match = match
         return match
+
+    def _record_hand(
+        self, number: int, hand: GameState, events: list[HandEvent], after: list[HandEvent]
+    ) -> None:
+        """Append a hand and its events to the record.
+
+        Its ``leader`` is the seat that led: after any retirement before the lead, the one that
+        rule 1.4 picked among the seats still in play.
+        """
+        deal = hand.deal()
+        first = next((e for e in events if isinstance(e, Action)), None)
+        leader = first.seat if first is not None else hand.to_move
+        outcome = hand.outcome()
+        self.hands.append(
+            HandRecord(
+                hand_number=number,
+                deal=DealRecord(hands=[list(h) for h in deal.hands], boneyard=list(deal.boneyard)),
+                leader=leader if leader is not None else -1,
+                events=events,
+                outcome=None
+                if outcome is None
+                else HandOutcomeRecord(
+                    kind=outcome.kind.value,
+                    winners=list(outcome.winners),
+                    award=list(outcome.award),
+                    scores=list(outcome.scores),
+                    pips=list(outcome.pips),
+                ),
+                retired_after=[e for e in after if isinstance(e, Retirement)],
+            )
+        )
 
     async def _turn(self, match: Match, number: int) -> Match:
         hand = match.hand
@@ -609,7 +623,7 @@ class _MatchRunner:
 
     def _retire(self, match: Match, seat: _Seat) -> Match:
         assert seat.failure is not None
-        if not match.over and seat.seat not in match.retired:
+        if seat.seat not in match.retired:
             self.events.append(Retirement(seat=seat.seat, status=seat.failure.status))
             match = match.retire(seat.seat)
         self.match = match

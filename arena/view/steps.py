@@ -18,15 +18,13 @@ import enum
 from dataclasses import dataclass, replace
 
 from arena.games.api import HandEnd, HandOutcome, Move
-from arena.games.match import Match, MatchLength, MatchResult, start_match
-from arena.games.registry import get_game
+from arena.games.match import Match, MatchResult
 from arena.games.tiles import Tile, tile_str
 from arena.replay import Action, Failure, Replay, Status
-from arena.wire import move_from_wire
+from arena.replay_walk import ReplayMismatch, WalkKind, walk_replay
 
-
-class StepsError(ValueError):
-    """A replay whose events do not re-run through the engine (``arena verify`` says more)."""
+#: A replay whose events do not re-run through the engine.
+StepsError = ReplayMismatch
 
 
 class StepKind(enum.Enum):
@@ -98,66 +96,54 @@ class Step:
 
 
 def build_steps(replay: Replay) -> list[Step]:
-    """Re-run ``replay`` through the match layer and return its display steps, in order.
+    """Walk ``replay`` through the engine and return its display steps, in order.
 
     Raises:
-        StepsError: when the replay cannot be re-run (bad settings, or an event that does not
-            fit the position); the message names the hand and event.
+        StepsError: when the replay disagrees with the engine; the message names the hand and
+            event (``arena verify`` says the same).
     """
-    try:
-        game = get_game(replay.game)
-        rules = game.parse_rules(dict(replay.rules))
-        length = MatchLength(target=replay.match.target, hands=replay.match.hands)
-        match = start_match(game, rules, replay.players, replay.seed, length)
-    except ValueError as error:
-        raise StepsError(f"the replay's settings are invalid: {error}") from None
-    if len(replay.seats) != replay.players:
-        raise StepsError(f"{len(replay.seats)} seats recorded for {replay.players} players")
-    startup = [
-        s.seat for s in replay.seats if s.failure is not None and s.failure.phase == "startup"
-    ]
-    match = match.retire(*startup)
     steps = [Step(StepKind.MATCH_START, None, None)]
     board: Board | None = None
-    for record in replay.hands:
-        number = record.hand_number
-        if match.over:
-            raise StepsError(f"hand {number} is recorded, but the match was already over")
-        if number != match.hand_number:
-            raise StepsError(f"hand {number} is recorded where hand {match.hand_number} was due")
-        board = board_of(match)
-        steps.append(Step(StepKind.HAND_START, number, board, seat=match.hand.to_move))
-        for index, event in enumerate(record.events, start=1):
-            if isinstance(event, Action):
-                match, step = _move_step(match, event, f"hand {number}, event {index}")
-            else:
-                if not 0 <= event.seat < replay.players:
-                    raise StepsError(f"hand {number}, event {index}: no seat {event.seat}")
-                match = match.retire(event.seat)
-                failure = replay.seats[event.seat].failure
-                step = Step(
+    for walked in walk_replay(replay):
+        match = walked.match
+        kind = walked.kind
+        if kind is WalkKind.HAND_START:
+            board = board_of(match)
+            steps.append(Step(StepKind.HAND_START, walked.hand_number, board, seat=walked.seat))
+        elif kind is WalkKind.MOVE:
+            board = board_of(match)
+            steps.append(
+                Step(
+                    StepKind.MOVE,
+                    walked.hand_number,
+                    board,
+                    seat=walked.seat,
+                    move=walked.move,
+                    action=walked.action,
+                    drawn=walked.drawn,
+                )
+            )
+        elif kind is WalkKind.RETIRE:
+            assert walked.seat is not None
+            assert walked.retirement is not None
+            board = board_of(match)
+            steps.append(
+                Step(
                     StepKind.RETIRE,
-                    number,
-                    board_of(match),
-                    seat=event.seat,
-                    status=event.status,
-                    failure=failure,
+                    walked.hand_number,
+                    board,
+                    seat=walked.seat,
+                    status=walked.retirement.status,
+                    failure=replay.seats[walked.seat].failure,
                     forfeit=match.over,
                 )
-            board = step.board
-            steps.append(step)
-        outcome = match.hand.outcome()
-        if record.outcome is None or outcome is None:
-            if record.outcome is None and match.over:
-                continue  # forfeited during the hand: no hand end
-            state = "finished" if record.outcome is not None else "stopped"
-            raise StepsError(f"hand {number} is recorded as {state}, which the engine disputes")
-        board = replace(board_of(match), scores=outcome.scores)
-        steps.append(Step(StepKind.HAND_END, number, board, outcome=outcome))
-        match = match.next_hand()
-    if match.result is None:
-        raise StepsError(f"the replay stops after {len(replay.hands)} hands, before the match end")
-    steps.append(Step(StepKind.MATCH_END, None, board, result=match.result))
+            )
+        elif kind is WalkKind.HAND_END:
+            assert walked.outcome is not None
+            board = replace(board_of(match), scores=walked.outcome.scores)
+            steps.append(Step(StepKind.HAND_END, walked.hand_number, board, outcome=walked.outcome))
+        else:
+            steps.append(Step(StepKind.MATCH_END, None, board, result=match.result))
     return steps
 
 
@@ -175,33 +161,6 @@ def board_of(match: Match) -> Board:
         to_move=hand.to_move,
         retired=tuple(sorted(match.retired)),
     )
-
-
-def _move_step(match: Match, event: Action, where: str) -> tuple[Match, Step]:
-    """Apply a recorded move through the match layer; the new match and the step showing it."""
-    hand = match.hand
-    if event.seat != hand.to_move:
-        raise StepsError(f"{where}: seat {event.seat} moved, but seat {hand.to_move} was to move")
-    try:
-        move = move_from_wire(event.move)
-        before = set(hand.view(event.seat).hand)
-        match = match.apply(move)
-    except ValueError as error:  # IllegalMoveError is a ValueError
-        raise StepsError(f"{where}: {error}") from None
-    board = board_of(match)
-    drawn = None
-    if move.kind == "draw":
-        drawn = next((t for t in board.hands[event.seat] if t not in before), None)
-    step = Step(
-        StepKind.MOVE,
-        match.hand_number,
-        board,
-        seat=event.seat,
-        move=move,
-        action=event,
-        drawn=drawn,
-    )
-    return match, step
 
 
 # -- words -------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ correctly; at request N it does MODE:
   ignore_term   ignores SIGTERM and never exits by itself after match_end (never fails)
   linger        keeps running after match_end with a child holding stdout (never fails)
   debug         attaches a debug note ARG to every reply (never fails)
+  close_after_out  after playing the last tile of its hand, closes its stdin and waits
 """
 
 import json
@@ -44,6 +45,7 @@ def send(obj: dict) -> None:
 
 if mode == "ignore_term":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+NEVER_FAILS = ("ok", "flood_stderr", "ignore_term", "linger", "debug", "close_after_out")
 requests = 0
 for raw in sys.stdin.buffer:
     msg = json.loads(raw)
@@ -59,7 +61,7 @@ for raw in sys.stdin.buffer:
             for _ in range(2048):
                 sys.stderr.write("e" * 1023 + "\n")
             sys.stderr.flush()
-        if requests == at and mode not in ("ok", "flood_stderr", "ignore_term", "linger", "debug"):
+        if requests == at and mode not in NEVER_FAILS:
             if mode == "hang":
                 for _ in sys.stdin.buffer:
                     pass
@@ -99,6 +101,13 @@ for raw in sys.stdin.buffer:
                 os.close(1)
                 time.sleep(3600)
         send(reply)
+        if (
+            mode == "close_after_out"
+            and reply["move"]["action"] == "play"
+            and len(msg["hand"]) == 1
+        ):
+            os.close(0)
+            time.sleep(3600)
     elif kind in ("match_end", "error"):
         sys.stderr.write(f"player got {kind}: {msg.get('message', '')}\n")
         sys.stderr.flush()

@@ -423,3 +423,51 @@ def test_cancelling_a_match_kills_every_bot(marker: str) -> None:
     assert time.monotonic() - started < 1.0 + MARGIN_S
     time.sleep(0.05)
     assert leftover_processes(marker) == []
+
+
+def test_failing_to_take_the_last_hand_end_still_loses(marker: str) -> None:
+    """A bot that fails after the last hand, before match_end, still loses the match."""
+    replay, _ = play(
+        [player("close_after_out", marker=marker), player("ok", marker=marker)], hands=2, seed=6
+    )
+    assert [s.status for s in replay.seats] == [Status.CRASH, Status.OK]
+    assert replay.seats[0].detail == "closed its input but kept running"
+    assert replay.seats[0].failure is not None
+    assert replay.seats[0].failure.phase == "notify"
+    assert len(replay.hands) == 2
+    assert replay.hands[-1].retired_after == [Retirement(seat=0, status=Status.CRASH)]
+    assert replay.result.scores[0] > replay.result.scores[1]
+    assert replay.result.winner == 1
+    assert replay.result.ranking == [1, 0]
+    assert_clean(replay, marker)
+
+
+def test_failing_to_take_a_hand_end_forfeits_before_the_next_hand(marker: str) -> None:
+    """A bot that fails to read a hand's end is retired after that hand's award counted."""
+    replay, _ = play(
+        [player("close_after_out", marker=marker), player("ok", marker=marker)], hands=2, seed=10
+    )
+    assert [s.status for s in replay.seats] == [Status.CRASH, Status.OK]
+    assert len(replay.hands) == 1
+    assert replay.hands[0].outcome is not None
+    assert replay.hands[0].outcome.winners == [0]
+    assert replay.result.reason == "forfeit"
+    assert replay.result.winner == 1
+    assert_clean(replay, marker)
+
+
+def test_in_three_players_a_seat_failing_between_hands_sits_out_the_next(marker: str) -> None:
+    """In a game of three, a seat that fails to read a hand's end passes all the next hand."""
+    commands = [
+        player("ok", marker=marker),
+        player("ok", marker=marker),
+        player("close_after_out", marker=marker),
+    ]
+    replay, _ = play(commands, hands=2, seed=19)
+    assert [s.status for s in replay.seats] == [Status.OK, Status.OK, Status.CRASH]
+    assert replay.hands[0].retired_after == [Retirement(seat=2, status=Status.CRASH)]
+    second = [e for e in replay.hands[1].events if isinstance(e, Action) and e.seat == 2]
+    assert second
+    assert all(e.auto for e in second)
+    assert replay.result.ranking[-1] == 2
+    assert_clean(replay, marker)

@@ -1,0 +1,225 @@
+"""Walk a replay through the engine, event by event, checking it as it goes.
+
+The one traversal of a replay: ``arena verify`` runs it to the end, the viewers turn its steps
+into pictures. Nothing here decides a rule: every position comes from applying the recorded
+events through the same match layer and engine the referee used, and every recorded fact (deal,
+leader, legality, awards, result) is compared with what they compute. The first difference
+raises :class:`ReplayMismatch`, naming the hand and event.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from arena.games.api import HandOutcome, IllegalMoveError, Move
+from arena.games.match import Match, MatchLength, start_match
+from arena.games.registry import get_game
+from arena.games.tiles import Tile
+from arena.replay import Action, HandOutcomeRecord, HandRecord, Replay, Retirement
+from arena.wire import move_from_wire, move_to_wire
+
+
+class ReplayMismatch(ValueError):
+    """The replay disagrees with the engine; the message names the first discrepancy."""
+
+
+class WalkKind(enum.Enum):
+    """What a step of the walk is."""
+
+    HAND_START = "hand_start"  #: a hand was dealt (``match`` as dealt)
+    MOVE = "move"  #: a recorded move was applied
+    RETIRE = "retire"  #: a seat was retired (during a hand, or after one ended)
+    HAND_END = "hand_end"  #: a hand ended (``match`` still shows the finished hand)
+    MATCH_END = "match_end"  #: the match is over (``match.result`` is set)
+
+
+@dataclass(frozen=True, slots=True)
+class WalkStep:
+    """One step of the walk: the match after the event, and the event.
+
+    Attributes:
+        kind: what happened.
+        hand_number: the hand it belongs to (``None`` for the match end).
+        match: the match after the event.
+        seat: who moved, was retired, or is to lead (``HAND_START``).
+        move: for ``MOVE``, the engine move; ``action`` is its replay record.
+        drawn: for a draw, the tile drawn.
+        retirement: for ``RETIRE``, its replay record.
+        outcome: for ``HAND_END``, the engine's outcome of the hand.
+    """
+
+    kind: WalkKind
+    hand_number: int | None
+    match: Match
+    seat: int | None = None
+    move: Move | None = None
+    action: Action | None = None
+    drawn: Tile | None = None
+    retirement: Retirement | None = None
+    outcome: HandOutcome | None = None
+
+
+def start_of(replay: Replay) -> Match:
+    """The match as it stood before hand 1, seats that failed at start-up retired."""
+    try:
+        game = get_game(replay.game)
+        rules = game.parse_rules(dict(replay.rules))
+        length = MatchLength(target=replay.match.target, hands=replay.match.hands)
+        match = start_match(game, rules, replay.players, replay.seed, length)
+    except ValueError as error:
+        raise ReplayMismatch(f"the replay's settings are invalid: {error}") from None
+    if len(replay.seats) != replay.players:
+        raise ReplayMismatch(f"{len(replay.seats)} seats recorded for {replay.players} players")
+    startup = [
+        s.seat for s in replay.seats if s.failure is not None and s.failure.phase == "startup"
+    ]
+    return match.retire(*startup)
+
+
+def walk_replay(replay: Replay) -> Iterator[WalkStep]:
+    """Yield every step of ``replay`` in order, checking each against the engine.
+
+    Raises:
+        ReplayMismatch: at the first discrepancy.
+    """
+    match = start_of(replay)
+    for record in replay.hands:
+        yield (step := _hand_start(match, record, replay.seed))
+        led = False
+        for index, event in enumerate(record.events, start=1):
+            where = f"hand {record.hand_number}, event {index}"
+            if isinstance(event, Action):
+                if not led and event.seat != record.leader:
+                    raise ReplayMismatch(
+                        f"{where}: leader recorded as seat {record.leader}, "
+                        f"but seat {event.seat} led"
+                    )
+                led = True
+                step = _move(match, event, where)
+            else:
+                step = _retire(match, event, record.hand_number, where)
+            match = step.match
+            yield step
+        outcome = _hand_end(match, record.outcome, f"hand {record.hand_number}")
+        if outcome is None:
+            continue
+        yield WalkStep(WalkKind.HAND_END, record.hand_number, match, outcome=outcome)
+        match = match.next_hand()
+        for retirement in record.retired_after:
+            where = f"hand {record.hand_number}, after its end"
+            step = _retire(match, retirement, record.hand_number, where)
+            match = step.match
+            yield step
+    if not match.over:
+        raise ReplayMismatch(
+            f"the replay stops after {len(replay.hands)} hands but the match was not over"
+        )
+    _check_result(match, replay)
+    yield WalkStep(WalkKind.MATCH_END, None, match)
+
+
+def _hand_start(match: Match, record: HandRecord, seed: int) -> WalkStep:
+    where = f"hand {record.hand_number}"
+    if match.over:
+        raise ReplayMismatch(f"{where} is recorded, but the match was already over")
+    if record.hand_number != match.hand_number:
+        raise ReplayMismatch(f"{where} is recorded where hand {match.hand_number} was due")
+    deal = match.hand.deal()
+    dealt = ([list(h) for h in deal.hands], list(deal.boneyard))
+    if dealt != (record.deal.hands, list(record.deal.boneyard)):
+        raise ReplayMismatch(f"{where}: the recorded deal is not the one seed {seed} gives")
+    return WalkStep(WalkKind.HAND_START, record.hand_number, match, seat=match.hand.to_move)
+
+
+def _move(match: Match, event: Action, where: str) -> WalkStep:
+    hand = match.hand
+    if hand.outcome() is not None:
+        raise ReplayMismatch(f"{where}: a move is recorded after the hand was over")
+    if event.seat != hand.to_move:
+        raise ReplayMismatch(
+            f"{where}: seat {event.seat} moved, but seat {hand.to_move} was to move"
+        )
+    if event.auto and event.seat not in match.retired:
+        raise ReplayMismatch(
+            f"{where}: an automatic move for seat {event.seat}, which was not retired"
+        )
+    try:
+        move = move_from_wire(event.move)
+    except ValueError as error:
+        raise ReplayMismatch(f"{where}: unreadable move: {error}") from None
+    if move_to_wire(move) != event.move:
+        raise ReplayMismatch(f"{where}: the move is not written in its canonical form")
+    before = set(hand.view(event.seat).hand)
+    try:
+        after = match.apply(move)
+    except IllegalMoveError as error:
+        raise ReplayMismatch(f"{where}: seat {event.seat}: {error}") from None
+    drawn = None
+    if move.kind == "draw":
+        drawn = next(t for t in after.hand.view(event.seat).hand if t not in before)
+    return WalkStep(
+        WalkKind.MOVE,
+        match.hand_number,
+        after,
+        seat=event.seat,
+        move=move,
+        action=event,
+        drawn=drawn,
+    )
+
+
+def _retire(match: Match, event: Retirement, hand_number: int, where: str) -> WalkStep:
+    if not 0 <= event.seat < match.players:
+        raise ReplayMismatch(f"{where}: no seat {event.seat}")
+    if event.seat in match.retired:
+        raise ReplayMismatch(f"{where}: seat {event.seat} was retired already")
+    return WalkStep(
+        WalkKind.RETIRE,
+        hand_number,
+        match.retire(event.seat),
+        seat=event.seat,
+        retirement=event,
+    )
+
+
+def _hand_end(match: Match, recorded: HandOutcomeRecord | None, where: str) -> HandOutcome | None:
+    outcome = match.hand.outcome()
+    if recorded is None:
+        if not match.over:
+            raise ReplayMismatch(f"{where}: recorded as stopped, but the match was not forfeited")
+        return None
+    if outcome is None:
+        raise ReplayMismatch(f"{where}: recorded as finished, but the hand is not over")
+    computed = {
+        "kind": outcome.kind.value,
+        "winners": list(outcome.winners),
+        "award": list(outcome.award),
+        "scores": list(outcome.scores),
+        "pips": list(outcome.pips),
+    }
+    for name, value in computed.items():
+        if getattr(recorded, name) != value:
+            raise ReplayMismatch(
+                f"{where}: {name} recorded as {getattr(recorded, name)}, the engine says {value}"
+            )
+    return outcome
+
+
+def _check_result(match: Match, replay: Replay) -> None:
+    result = match.result
+    assert result is not None
+    recorded = replay.result
+    computed = {
+        "scores": list(result.scores),
+        "winner": result.winner,
+        "reason": result.reason,
+        "ranking": list(result.ranking),
+    }
+    for name, value in computed.items():
+        if getattr(recorded, name) != value:
+            raise ReplayMismatch(
+                f"match result: {name} recorded as {getattr(recorded, name)}, "
+                f"the engine says {value}"
+            )
