@@ -17,6 +17,7 @@ Usage::
     python3 benchmarks/engine_bench.py --seconds 3
     python3 benchmarks/engine_bench.py --seconds 3 --json
     python3 benchmarks/engine_bench.py --seconds 3 --rounds 3   # best of 3, on a busy machine
+    python3 benchmarks/engine_bench.py --breakdown              # + per-call cost of each step
 
 OpenSpiel is an optional dependency (``pip install -e '.[bench]'``); without it the Matador rows
 are still printed, with a note, and the script exits 0.
@@ -31,16 +32,16 @@ import platform
 import random
 import sys
 import time
+import timeit
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-try:
-    from arena.games import matador
-except ImportError:  # run from a checkout that was not pip-installed: use the repo root
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from arena.games import matador
+# Measure the engine of the checkout this script sits in, not whichever copy of the package
+# happens to be pip-installed (an editable install may point at another clone).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from arena.games import matador
 
 OPENSPIEL_MISSING = "open-spiel not installed: pip install -e '.[bench]'"
 OPENSPIEL_CONFIG = "python_block_dominoes, 2p"
@@ -169,6 +170,77 @@ def openspiel_player(seed: int) -> Callable[[int], int] | None:
     return play_one
 
 
+STEP_LABELS = {
+    "legal_moves_us": "legal_moves() (uncached)",
+    "apply_us": "apply(move)",
+    "rng_choice_us": "rng.choice(legal)",
+    "deal_us_per_game": "deal(), per game",
+    "start_hand_us_per_game": "start_hand(), per game",
+}
+
+
+def breakdown(seed: int, games: int = 300) -> dict[str, float]:
+    """Microseconds per call of each step of a playout, 2p default rules (``--breakdown``).
+
+    The positions of ``games`` random hands are recorded first; each step is then timed in bulk
+    over them (best of 7 passes, the bare loop subtracted), so the figures are steady-state costs,
+    not what one playout sees. ``legal_moves`` is its first (uncached) call on a fresh state:
+    ``apply(m).legal_moves()`` less ``apply(m)``.
+    """
+    rules = matador.parse_rules({})
+    rng = random.Random(seed)
+    deals = [matador.deal(rules, 2, seed + i) for i in range(games)]
+    pairs = []
+    for d in deals:
+        state = matador.start_hand(rules, 2, d)
+        while state.outcome() is None:
+            move = rng.choice(state.legal_moves())
+            pairs.append((state, move))
+            state = state.apply(move)
+    legals = [state.legal_moves() for state, _move in pairs]
+    choice = rng.choice
+    deal, start_hand = matador.deal, matador.start_hand
+
+    def best(step: Callable[[], object]) -> float:
+        return min(timeit.repeat(step, number=1, repeat=7))
+
+    def bare() -> None:
+        for _state, _move in pairs:
+            pass
+
+    def apply_only() -> None:
+        for state, move in pairs:
+            state.apply(move)
+
+    def apply_then_legal() -> None:
+        for state, move in pairs:
+            state.apply(move).legal_moves()
+
+    def choose() -> None:
+        for legal in legals:
+            choice(legal)
+
+    def deal_only() -> None:
+        for i in range(games):
+            deal(rules, 2, seed + i)
+
+    def start_only() -> None:
+        for d in deals:
+            start_hand(rules, 2, d)
+
+    n = len(pairs)
+    loop = best(bare)
+    apply_s = best(apply_only) - loop
+    return {
+        "positions": n,
+        "legal_moves_us": 1e6 * (best(apply_then_legal) - loop - apply_s) / n,
+        "apply_us": 1e6 * apply_s / n,
+        "rng_choice_us": 1e6 * (best(choose) - loop) / n,
+        "deal_us_per_game": 1e6 * best(deal_only) / games,
+        "start_hand_us_per_game": 1e6 * best(start_only) / games,
+    }
+
+
 def run(seconds: float, seed: int, rounds: int = 1) -> dict[str, Any]:
     """Every measurement, one after the other in this process, ``rounds`` times over.
 
@@ -279,6 +351,11 @@ def main(argv: list[str] | None = None) -> int:
         default=1,
         help="measure every row this many times, interleaved, and keep the fastest (default 1)",
     )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also time each step of a playout per call (legal_moves, apply, deal, ...)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     if args.seconds <= 0:
@@ -286,8 +363,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     report = run(args.seconds, args.seed, args.rounds)
+    steps = breakdown(args.seed) if args.breakdown else None
     if args.json:
         out = dict(report)
+        out["breakdown"] = steps
         out["matador"] = [r.as_dict() for r in report["matador"]]
         out["openspiel"] = report["openspiel"].as_dict() if report["openspiel"] else None
         out["note"] = (
@@ -298,6 +377,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, indent=2))
     else:
         print_table(report)
+        if steps is not None:
+            print()
+            print(f"Per call, 2p default rules, over {steps['positions']:,} positions:")
+            for key, label in STEP_LABELS.items():
+                print(f"  {label:<26}{steps[key]:7.2f} µs")
     return 0
 
 

@@ -97,6 +97,7 @@ try:
 except ImportError:  # run from a checkout that was not pip-installed: use the repo root
     sys.path.insert(0, str(ROOT))
 
+import msgspec  # noqa: E402
 import trio  # noqa: E402
 
 from arena.games.match import Match, MatchLength, start_match  # noqa: E402
@@ -342,7 +343,7 @@ def _reply_line(request_id: int, move: Any, cache: dict[Any, bytes]) -> bytes:
     """The bot's side (not the referee's): the reply to a request, built from a cache."""
     tail = cache.get(move)
     if tail is None:
-        tail = cache[move] = encode(move_to_wire(move)) + b"}"
+        tail = cache[move] = msgspec.json.encode(move_to_wire(move)) + b"}"
     return b'{"type":"move","id":%d,"move":%b' % (request_id, tail)
 
 
@@ -363,13 +364,13 @@ def engine_loop(seed: int, hands: int, lines: list[bytes] | None = None) -> tupl
         hand = match.hand
         number = match.hand_number
         deal = hand.deal()
-        leader = hand.to_move
+        leader: Any = hand.to_move
         for seat in range(PLAYERS):
             encode(hand_start(hand.view(seat), number, leader))
         events: list[Any] = []
         while match.hand.outcome() is None:
             hand = match.hand
-            seat_no = hand.to_move
+            seat_no: Any = hand.to_move
             request_id += 1
             view = hand.view(seat_no)
             message = encode(move_request(view, request_id, number, 10_000, 0))
@@ -396,6 +397,11 @@ def engine_loop(seed: int, hands: int, lines: list[bytes] | None = None) -> tupl
         hand_records.append(_hand_record(match, number, deal, leader, events))
         match = _end_hand(match, number)
     return len(hand_records), moves
+
+
+def _hand(match: Match) -> Any:
+    """The hand of ``match`` as the concrete engine state (Matador's extra methods)."""
+    return match.hand
 
 
 def _hand_record(match: Match, number: int, deal: Any, leader: Any, events: list[Any]) -> Any:
@@ -556,7 +562,7 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
             hand_starts.append(match)
             while match.hand.outcome() is None:
                 request_id += 1
-                seat = match.hand.to_move
+                seat: Any = match.hand.to_move
                 game_positions.append((match, seat, request_id))
                 match = match.apply(match.hand.legal_moves()[0])
             hand_ends.append((match, match.hand_number))
@@ -564,7 +570,7 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
     moves = len(game_positions)
     states = [(mt.hand, seat) for mt, seat, _ in game_positions]
     lean_items = [
-        (mt.hand, seat, rid, mt.hand_number, mt.hand.legal_moves()[0], not mt.hand.history())
+        (mt.hand, seat, rid, mt.hand_number, mt.hand.legal_moves()[0], not _hand(mt).history())
         for mt, seat, rid in game_positions
     ]
     views = [state.view(seat) for state, seat in states]
@@ -592,7 +598,7 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
             hand = mt.hand
             hand.deal()
             for seat in range(PLAYERS):
-                encode(hand_start(hand.view(seat), mt.hand_number, hand.to_move))
+                encode(hand_start(hand.view(seat), mt.hand_number, _hand(mt).to_move))
 
     def hand_end_work() -> None:
         for mt, number in hand_ends:
@@ -608,8 +614,8 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
         "encode(request)": lambda: [encode(r) for r in requests],
         "decode_from_bot(reply)": lambda: [decode_from_bot(line) for line in lines],
         "move_from_wire + legal check": lambda: [
-            move_from_wire(r.move) in v.legal
-            for v, r in pairs  # type: ignore[union-attr]
+            move_from_wire(r.move) in v.legal  # type: ignore[union-attr]
+            for v, r in pairs
         ],
         "Action record (move_to_wire)": lambda: [
             Action(
@@ -773,13 +779,14 @@ async def _lean_match(
             allowance = TIME_LIMITS.move_ms / 1000
             with trio.CancelScope() as scope:
                 while not match.over:
-                    state = match.hand
+                    state: Any = match.hand
                     number = match.hand_number
                     deal = state.deal()
-                    leader = state.to_move
-                    for seat, bot in enumerate(bots):
+                    leader: Any = state.to_move
+                    for seat_no, bot in enumerate(bots):
                         scope.deadline = now() + 5.0
-                        await bot.send_line(encode(hand_start(state.view(seat), number, leader)))
+                        message = encode(hand_start(state.view(seat_no), number, leader))
+                        await bot.send_line(message)
                     wire = HandWire()
                     events: list[Any] = []
                     while state.outcome() is None:

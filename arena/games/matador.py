@@ -14,6 +14,7 @@ Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -102,6 +103,7 @@ def _build_tables() -> tuple[tuple[int, ...], tuple[tuple[tuple[tuple[Move, ...]
             per_tile = []
             for a, b in ALL_TILES:
                 tile = (a, b)
+                outs: tuple[int, ...]
                 if tile in MATADOR_TILES:
                     outs = (a,) if a == b else (a, b)
                 else:
@@ -281,7 +283,7 @@ class MatadorState:
         if left < 0:
             if rules.lead == "highest_double":
                 return (_LEAD_MOVES[self.lead_tile],)
-            return tuple(_LEAD_MOVES[i] for i in indices_of(hand))
+            return tuple(map(_LEAD_MOVES.__getitem__, indices_of(hand)))
         right = self.right
         on_left = hand & _PLAYABLE[left]
         on_right = hand & _PLAYABLE[right]
@@ -549,8 +551,8 @@ def start_hand(
     _check_players(players)
     if len(deal.hands) != players:
         raise ValueError(f"the deal has {len(deal.hands)} hands for {players} players")
-    hands = tuple(tuple(_canonical(t) for t in h) for h in deal.hands)
-    boneyard = tuple(_canonical(t) for t in deal.boneyard)
+    hands = tuple(_canonical(h) for h in deal.hands)
+    boneyard = _canonical(deal.boneyard)
     everything = [t for h in hands for t in h] + list(boneyard)
     if len(everything) != 28 or len(set(everything)) != 28:
         raise ValueError("a deal must hold each of the 28 tiles exactly once")
@@ -566,7 +568,7 @@ def start_hand(
     state.rules = rules
     state.players = players
     state.hands = tuple(mask_of(h) for h in hands)
-    state.stock = tuple(TILE_INDEX[t] for t in boneyard)
+    state.stock = tuple(map(TILE_INDEX.__getitem__, boneyard))
     state.stock_pos = 0
     state.left = state.right = -1
     state.to_move = leader
@@ -589,12 +591,15 @@ def start_hand(
 _CANONICAL_BY_ID: dict[int, Tile] = {id(t): t for t in ALL_TILES}
 
 
-def _canonical(tile: Tile) -> Tile:
-    """``make_tile(*tile)``, skipping the checks for the set's own tile objects (fast path of
-    ``start_hand(rules, players, deal(...))``, once per game in every playout)."""
-    if _CANONICAL_BY_ID.get(id(tile)) is tile:
-        return tile
-    return make_tile(*tile)
+def _canonical(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
+    """``tuple(make_tile(*t) for t in tiles)``, skipping the checks when every tile is one of the
+    set's own tile objects (the fast path of ``start_hand(rules, players, deal(...))``, run once
+    per game in every playout). Any other input goes through make_tile, with its errors."""
+    given = tuple(tiles)
+    for tile in given:
+        if _CANONICAL_BY_ID.get(id(tile)) is not tile:
+            return tuple(make_tile(*t) for t in given)
+    return given
 
 
 def _check_players(players: int) -> None:

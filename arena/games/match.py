@@ -75,7 +75,13 @@ class Match:
 
     def apply(self, move: Move) -> Match:
         """Play ``move`` in the current hand (raises the engine's ``IllegalMoveError``)."""
-        return replace(self, hand=self.hand.apply(move))
+        hand = self.hand.apply(move)
+        # dataclasses.replace re-runs __init__ and costs more than the engine's own apply; this
+        # is the same copy, done directly (the referee calls it once per move).
+        new = object.__new__(Match)
+        new.__dict__.update(self.__dict__)
+        new.__dict__["hand"] = hand
+        return new
 
     def retire(self, *seats: int) -> Match:
         """Retire ``seats`` (their bots failed): they pass from now on and rank last.

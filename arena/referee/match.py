@@ -348,8 +348,7 @@ class _MatchRunner:
         try:
             started = trio.current_time()
             deadline = started + clock.allowance_s()
-            await self._send(seat, message, deadline - started, "move", number, request_id)
-            line = await self._receive(seat, deadline, "move", number, request_id)
+            line = await self._exchange(seat, message, deadline, "move", number, request_id)
             elapsed = trio.current_time() - started
             reply = self._decode(seat, line, "move", number, request_id)
             if not isinstance(reply, m.MoveReply):
@@ -473,16 +472,41 @@ class _MatchRunner:
         hand_number: int | None,
         request_id: int | None = None,
     ) -> bytes:
+        return await self._exchange(seat, None, deadline, phase, hand_number, request_id)
+
+    async def _exchange(
+        self,
+        seat: _Seat,
+        message: bytes | None,
+        deadline: float,
+        phase: str,
+        hand_number: int | None,
+        request_id: int | None = None,
+    ) -> bytes:
+        """Send ``message`` (if any) and read the reply line, all before ``deadline``.
+
+        One cancel scope covers both: a fresh scope per move is the largest part of the
+        referee's own cost per move, so there is exactly one.
+        """
         channel = seat.channel
         assert channel is not None
+        sent = message is None
         try:
             with trio.move_on_at(deadline):
+                if message is not None:
+                    await channel.send_line(message)
+                    sent = True
                 return await channel.receive_line()
-            # The deadline fired: one last look at what is already in the pipe, so a bot is
-            # not blamed for the referee's own stall.
-            line = channel.poll_line_nowait()
-            if line is not None:
-                return line
+            if sent:
+                # The deadline fired: one last look at what is already in the pipe, so a bot
+                # is not blamed for the referee's own stall.
+                line = channel.poll_line_nowait()
+                if line is not None:
+                    return line
+        except BotGoneError:
+            raise _BotFailed(
+                await self._crash(seat, "closed its input", phase, hand_number, request_id)
+            ) from None
         except BotEOFError as eof:
             raise _BotFailed(
                 await self._crash(
@@ -502,6 +526,18 @@ class _MatchRunner:
                 )
             ) from None
         overrun = trio.current_time() - deadline
+        if not sent:
+            raise _BotFailed(
+                Failure(
+                    Status.TIMEOUT,
+                    f"did not read its input (request {request_id}) in time",
+                    phase,
+                    hand_number=hand_number,
+                    request_id=request_id,
+                    overrun_ms=round(max(0.0, overrun) * 1000, 1),
+                    stderr_tail=channel.stderr_tail(),
+                )
+            )
         raise _BotFailed(self._timeout(seat, overrun, hand_number, request_id, phase))
 
     def _timeout(
