@@ -71,38 +71,59 @@ def rules_from_wire(config: m.RulesConfig) -> dict[str, Any]:
     return dict(raw)
 
 
+class RequestBuilder:
+    """Builds the ``request`` messages of a match, converting each public event only once.
+
+    A request carries the whole public history of the hand; converting it afresh for every
+    request would cost the referee more than everything else it does per move. Call
+    :meth:`new_hand` when a hand starts. A request shares the builder's history list: encode it
+    before asking for the next one.
+    """
+
+    __slots__ = ("_history",)
+
+    def __init__(self) -> None:
+        self._history: list[m.Event] = []
+
+    def new_hand(self) -> None:
+        """Forget the previous hand's history."""
+        self._history = []
+
+    def request(
+        self, view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
+    ) -> m.MoveRequest:
+        """The ``request`` for the seat of ``view``, which must be the seat to move."""
+        history = self._history
+        events = view.history
+        if len(history) > len(events):
+            raise ValueError("the view's history is shorter than the last one: call new_hand()")
+        for event in events[len(history) :]:
+            history.append(m.Event(seat=event.seat, move=move_to_wire(event.move)))
+        return m.MoveRequest(
+            id=request_id,
+            hand_number=hand_number,
+            seat=view.seat,
+            hand=list(view.hand),
+            layout=list(view.layout),
+            ends=[m.End(position=p, value=v) for p, v in view.ends],  # type: ignore[arg-type]
+            hand_counts=list(view.hand_counts),
+            boneyard_size=view.boneyard_size,
+            scores=list(view.scores),
+            draws=list(view.draws),
+            passes=list(view.passes),
+            history=history,
+            legal=[move_to_wire(mv) for mv in view.legal],
+            time_left_ms=max(0, time_left_ms),
+            bank_ms=max(0, bank_ms),
+            retired=list(view.retired),
+        )
+
+
 def move_request(
     view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
 ) -> m.MoveRequest:
     """The ``request`` message for the seat of ``view``, which must be the seat to move."""
-    draws = [0] * view.players
-    passes = [0] * view.players
-    history = []
-    for event in view.history:
-        kind = event.move.kind
-        if kind == "draw":
-            draws[event.seat] += 1
-        elif kind == "pass":
-            passes[event.seat] += 1
-        history.append(m.Event(seat=event.seat, move=move_to_wire(event.move)))
-    return m.MoveRequest(
-        id=request_id,
-        hand_number=hand_number,
-        seat=view.seat,
-        hand=list(view.hand),
-        layout=list(view.layout),
-        ends=[m.End(position=p, value=v) for p, v in view.ends],  # type: ignore[arg-type]
-        hand_counts=list(view.hand_counts),
-        boneyard_size=view.boneyard_size,
-        scores=list(view.scores),
-        draws=draws,
-        passes=passes,
-        history=history,
-        legal=[move_to_wire(mv) for mv in view.legal],
-        time_left_ms=max(0, time_left_ms),
-        bank_ms=max(0, bank_ms),
-        retired=list(view.retired),
-    )
+    return RequestBuilder().request(view, request_id, hand_number, time_left_ms, bank_ms)
 
 
 def hand_start(view: SeatView, hand_number: int, leader: int) -> m.HandStart:

@@ -78,8 +78,7 @@ class HandOutcome:
     pips: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PublicEvent:
+class PublicEvent(NamedTuple):
     """One entry of a hand's public history: what every seat saw happen.
 
     A draw is public, the drawn tile is not: ``move`` is then ``DRAW`` for everybody.
@@ -89,8 +88,7 @@ class PublicEvent:
     move: Move
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(NamedTuple):
     """Everything one seat may know about a hand in progress (and nothing more).
 
     Attributes:
@@ -107,6 +105,10 @@ class SeatView:
         history: the public history of the hand.
         legal: the legal moves when this seat is to move, else empty.
         retired: seats that have been retired from the match (they pass from then on).
+        draws: how many tiles each seat has drawn in this hand.
+        passes: how many times each seat has passed in this hand.
+
+    A named tuple rather than a dataclass: the referee builds one per request.
     """
 
     seat: int
@@ -121,6 +123,8 @@ class SeatView:
     history: tuple[PublicEvent, ...]
     legal: tuple[Move, ...]
     retired: tuple[int, ...]
+    draws: tuple[int, ...]
+    passes: tuple[int, ...]
 
 
 class IllegalMoveError(ValueError):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from arena.games.api import (
     DRAW,
@@ -141,6 +141,16 @@ def _end_moves(
     return moves
 
 
+class _PublicRecord(NamedTuple):
+    """What every seat has seen of a hand after its first ``actions`` actions."""
+
+    actions: int
+    events: tuple[PublicEvent, ...]
+    layout: tuple[tuple[int, int], ...]
+    draws: tuple[int, ...]
+    passes: tuple[int, ...]
+
+
 class MatadorState:
     """One hand of Matador in progress (immutable; build the first with :func:`start_hand`).
 
@@ -149,9 +159,11 @@ class MatadorState:
     """
 
     __slots__ = (
+        "_count",
         "_history",
         "_legal",
         "_outcome",
+        "_public",
         "drew",
         "hands",
         "lead_tile",
@@ -185,6 +197,8 @@ class MatadorState:
     scores: tuple[int, ...]
     retired: int
     _history: tuple[Any, ...] | None
+    _count: int
+    _public: _PublicRecord | None
     _legal: tuple[Move, ...] | None
     _outcome: HandOutcome | None
 
@@ -229,21 +243,47 @@ class MatadorState:
 
     def layout(self) -> tuple[tuple[int, int], ...]:
         """The chain read from the left end to the right end, each tile as it lies."""
-        chain: list[tuple[int, int]] = []
-        lefts: list[tuple[int, int]] = []
-        for _seat, move, _drawn in self.history():
-            if move.kind != "play" or move.tile is None or move.out is None:
-                continue
-            a, b = move.tile
-            other = a + b - move.out
-            if move.end is None:
-                chain.append((a, b))
-            elif move.end == LEFT:
-                lefts.append((move.out, other))
+        return self._public_record().layout
+
+    def _public_record(self) -> _PublicRecord:
+        """The public record of the hand (events, layout, draw and pass counts), memoised.
+
+        Each state carries its parent's record forward, so bringing it up to date costs only
+        the actions since (one, when the referee asks every state in turn), not the whole hand.
+        """
+        record = self._public
+        count = self._count
+        if record is not None and record.actions == count:
+            return record
+        if record is None:
+            record = _PublicRecord(0, (), (), (0,) * self.players, (0,) * self.players)
+        newer = []
+        node = self._history
+        for _ in range(count - record.actions):
+            assert node is not None
+            newer.append(node[0])
+            node = node[1]
+        events, layout = record.events, record.layout
+        draws, passes = list(record.draws), list(record.passes)
+        for seat, move, _drawn in reversed(newer):
+            kind = move.kind
+            if kind == "play":
+                a, b = move.tile
+                out = move.out
+                if move.end is None:
+                    layout = ((a, b),)
+                elif move.end == LEFT:
+                    layout = ((out, a + b - out), *layout)
+                else:
+                    layout = (*layout, (a + b - out, out))
+            elif kind == "draw":
+                draws[seat] += 1
             else:
-                chain.append((other, move.out))
-        lefts.reverse()
-        return tuple(lefts + chain)
+                passes[seat] += 1
+        events += tuple(PublicEvent(s, m) for s, m, _drawn in reversed(newer))
+        record = _PublicRecord(count, events, layout, tuple(draws), tuple(passes))
+        self._public = record
+        return record
 
     def deal(self) -> Deal:
         """The deal this hand started from (hands as dealt, boneyard top first)."""
@@ -339,6 +379,8 @@ class MatadorState:
         new.retired = self.retired
         new._legal = None
         new._outcome = None
+        new._count = self._count + 1
+        new._public = self._public
         kind = move.kind
         if kind == "play":
             tile = move.tile
@@ -399,20 +441,24 @@ class MatadorState:
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know: its own tiles, counts, the layout, the public history."""
-        history = tuple(PublicEvent(s, m) for s, m, _drawn in self.history())
+        record = self._public_record()
+        retired = self.retired
+        left = self.left
         return SeatView(
-            seat=seat,
-            players=self.players,
-            to_move=self.to_move,
-            hand=self.hand_tiles(seat),
-            hand_counts=tuple(h.bit_count() for h in self.hands),
-            boneyard_size=self.boneyard_size,
-            layout=self.layout(),
-            ends=self.ends,
-            scores=self.scores,
-            history=history,
-            legal=self.legal_moves() if self.to_move == seat else (),
-            retired=tuple(s for s in range(self.players) if self.retired >> s & 1),
+            seat,
+            self.players,
+            self.to_move,
+            tiles_of(self.hands[seat]),
+            tuple(h.bit_count() for h in self.hands),
+            len(self.stock) - self.stock_pos,
+            record.layout,
+            () if left < 0 else ((LEFT, left), (RIGHT, self.right)),
+            self.scores,
+            record.events,
+            self.legal_moves() if self.to_move == seat else (),
+            tuple(s for s in range(self.players) if retired >> s & 1) if retired else (),
+            record.draws,
+            record.passes,
         )
 
     def retire(self, seat: int) -> MatadorState:
@@ -484,6 +530,8 @@ def _copy(state: MatadorState) -> MatadorState:
     new.scores = state.scores
     new.retired = state.retired
     new._history = state._history
+    new._count = state._count
+    new._public = state._public
     new._legal = None
     new._outcome = None
     return new
@@ -581,6 +629,8 @@ def start_hand(
         raise ValueError(f"{len(state.scores)} scores given for {players} players")
     state.retired = sum(1 << s for s in retired)
     state._history = None
+    state._count = 0
+    state._public = None
     state._legal = None
     state._outcome = None
     return state

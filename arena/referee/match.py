@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import gc
+import math
 from collections.abc import Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from typing import Any
 
 import trio
 
-from arena.games.api import Game, GameState
+from arena.games.api import Game, GameState, SeatView
 from arena.games.match import Match, MatchLength, bot_seed, start_match
 from arena.referee.channel import BotChannel, Connector
 from arena.referee.clock import SeatClock, TimeLimits
@@ -44,10 +45,10 @@ from arena.replay import (
     Status,
 )
 from arena.wire import (
+    RequestBuilder,
     hand_end,
     hand_start,
     move_from_wire,
-    move_request,
     move_to_wire,
     rules_to_wire,
 )
@@ -87,6 +88,20 @@ class _BotFailed(Exception):
     def __init__(self, failure: Failure) -> None:
         super().__init__(failure.detail)
         self.failure = failure
+
+
+@dataclass(slots=True)
+class _Pending:
+    """The move request in flight: whom it went to, when, and what it showed."""
+
+    seat: _Seat
+    request_id: int
+    hand_number: int
+    started: float
+    deadline: float
+    time_left_ms: int
+    view: SeatView
+    sent: bool = False
 
 
 class _Seat:
@@ -147,6 +162,15 @@ class _MatchRunner:
         self.hands: list[HandRecord] = []
         self.events: list[HandEvent] = []
         self.request_id = 0
+        self.requests = RequestBuilder()
+        # The move requests share one cancel scope, the watchdog, whose deadline is the pending
+        # request's: re-arming it costs a fraction of a fresh scope per move (the largest part
+        # of the referee's own cost per move). When it fires, the match loop is left and
+        # re-entered where it stood (see _play_watched).
+        self.watchdog: trio.CancelScope | None = None
+        self.pending: _Pending | None = None
+        self.resumed: bytes | None = None
+        self.announced = 0
         self.match: Match | None = None
         # One stack for every bot, closed last-in first-out (each bot's context holds a nursery,
         # and trio nurseries must close in order); a failed bot is stopped early with aclose().
@@ -169,7 +193,7 @@ class _MatchRunner:
                 # Bots that failed at start-up are retired before the first hand.
                 match = match.retire(*(s.seat for s in self.seats if not s.live))
                 self.match = match
-                match = await self._play(match)
+                match = await self._play_watched(match)
                 await self._finish(match)
             finally:
                 gc.unfreeze()
@@ -265,17 +289,68 @@ class _MatchRunner:
 
     # -- the match -----------------------------------------------------------------------------
 
+    async def _play_watched(self, match: Match) -> Match:
+        """Play the match under the watchdog; when a request's deadline passes, settle it (a
+        late look at the pipe, else a timeout) and carry on from where the match stood."""
+        while True:
+            with trio.CancelScope() as watchdog:
+                self.watchdog = watchdog
+                return await self._play(match)
+            self.watchdog = None
+            assert self.match is not None
+            match = await self._deadline_passed(self.match)
+
+    async def _deadline_passed(self, match: Match) -> Match:
+        pending = self.pending
+        assert pending is not None
+        seat = pending.seat
+        channel = seat.channel
+        assert channel is not None
+        if pending.sent:
+            try:
+                # One last look at what is already in the pipe, so a bot is not blamed for the
+                # referee's own stall.
+                line = channel.poll_line_nowait()
+            except (BotEOFError, LineTooLongError) as error:
+                failure = await self._io_failure(
+                    seat, error, "move", pending.hand_number, pending.request_id
+                )
+                return await self._fail(seat, failure, match)
+            if line is not None:
+                self.resumed = line  # _turn takes it up as the reply to the pending request
+                return match
+        overrun = trio.current_time() - pending.deadline
+        if pending.sent:
+            failure = self._timeout(seat, overrun, pending.hand_number, pending.request_id)
+        else:
+            failure = Failure(
+                Status.TIMEOUT,
+                f"did not read its input (request {pending.request_id}) in time",
+                "move",
+                hand_number=pending.hand_number,
+                request_id=pending.request_id,
+                overrun_ms=round(max(0.0, overrun) * 1000, 1),
+                stderr_tail=channel.stderr_tail(),
+            )
+        self.pending = None
+        return await self._fail(seat, failure, match)
+
     async def _play(self, match: Match) -> Match:
-        while not match.over:
+        # Also entered again after the watchdog fired, possibly with the match just forfeited:
+        # a hand that was announced but not recorded yet still gets its record.
+        while not match.over or self.announced > len(self.hands):
             hand = match.hand
             number = match.hand_number
-            leader = hand.to_move
-            assert leader is not None
-            for seat in self.seats:
-                if seat.live:
-                    view = hand.view(seat.seat)
-                    message = encode(hand_start(view, number, leader))
-                    match = await self._notify(match, seat, message, number)
+            if self.announced != number:  # not when re-entered after the watchdog fired
+                leader = hand.to_move
+                assert leader is not None
+                self.announced = number
+                self.requests.new_hand()
+                for seat in self.seats:
+                    if seat.live:
+                        view = hand.view(seat.seat)
+                        message = encode(hand_start(view, number, leader))
+                        match = await self._notify(match, seat, message, number)
             while not match.over and match.hand.outcome() is None:
                 match = await self._turn(match, number)
             finished = match.hand
@@ -339,17 +414,35 @@ class _MatchRunner:
             move = legal[0]  # a retired seat's only legal move is PASS
             self.events.append(Action(seat=seat_no, move=move_to_wire(move), auto=True))
             return match.apply(move)
-        self.request_id += 1
-        request_id = self.request_id
         clock = seat.clock
-        time_left_ms = clock.time_left_ms()
-        view = hand.view(seat_no)
-        message = encode(move_request(view, request_id, number, time_left_ms, clock.bank_ms()))
-        try:
+        line = self.resumed
+        if line is None:
+            self.request_id += 1
+            request_id = self.request_id
+            time_left_ms = clock.time_left_ms()
+            view = hand.view(seat_no)
+            message = encode(
+                self.requests.request(view, request_id, number, time_left_ms, clock.bank_ms())
+            )
             started = trio.current_time()
             deadline = started + clock.allowance_s()
-            line = await self._exchange(seat, message, deadline, "move", number, request_id)
+            pending = self.pending = _Pending(
+                seat, request_id, number, started, deadline, time_left_ms, view
+            )
+            self.match = match
+        else:  # the reply was found in the pipe just after the deadline fired
+            self.resumed = None
+            in_flight = self.pending
+            assert in_flight is not None
+            pending = in_flight
+            assert pending.seat is seat
+            request_id, started, deadline = pending.request_id, pending.started, pending.deadline
+            time_left_ms, view = pending.time_left_ms, pending.view
+        try:
+            if line is None:
+                line = await self._request(seat, pending, message)
             elapsed = trio.current_time() - started
+            self.pending = None
             reply = self._decode(seat, line, "move", number, request_id)
             if not isinstance(reply, m.MoveReply):
                 raise _BotFailed(
@@ -464,6 +557,51 @@ class _MatchRunner:
             )
         )
 
+    async def _request(self, seat: _Seat, pending: _Pending, message: bytes) -> bytes:
+        """Send a move request and read the reply under the watchdog (armed to its deadline)."""
+        channel = seat.channel
+        watchdog = self.watchdog
+        assert channel is not None
+        assert watchdog is not None
+        watchdog.deadline = pending.deadline
+        try:
+            await channel.send_line(message)
+            pending.sent = True
+            line = await channel.receive_line()
+        except (BotGoneError, BotEOFError, LineTooLongError) as error:
+            watchdog.deadline = math.inf
+            raise _BotFailed(
+                await self._io_failure(seat, error, "move", pending.hand_number, pending.request_id)
+            ) from None
+        watchdog.deadline = math.inf
+        return line
+
+    async def _io_failure(
+        self,
+        seat: _Seat,
+        error: BotGoneError | BotEOFError | LineTooLongError,
+        phase: str,
+        hand_number: int | None,
+        request_id: int | None,
+    ) -> Failure:
+        """The failure a broken pipe, an end of output or an over-long line amounts to."""
+        if isinstance(error, BotGoneError):
+            return await self._crash(seat, "closed its input", phase, hand_number, request_id)
+        if isinstance(error, BotEOFError):
+            return await self._crash(
+                seat, "closed its output", phase, hand_number, request_id, error.unterminated
+            )
+        assert seat.channel is not None
+        return Failure(
+            Status.LINE_TOO_LONG,
+            f"sent a line longer than {error.limit} bytes",
+            phase,
+            hand_number=hand_number,
+            request_id=request_id,
+            line=error.prefix.decode("utf-8", "replace"),
+            stderr_tail=seat.channel.stderr_tail(),
+        )
+
     async def _receive(
         self,
         seat: _Seat,
@@ -472,72 +610,20 @@ class _MatchRunner:
         hand_number: int | None,
         request_id: int | None = None,
     ) -> bytes:
-        return await self._exchange(seat, None, deadline, phase, hand_number, request_id)
-
-    async def _exchange(
-        self,
-        seat: _Seat,
-        message: bytes | None,
-        deadline: float,
-        phase: str,
-        hand_number: int | None,
-        request_id: int | None = None,
-    ) -> bytes:
-        """Send ``message`` (if any) and read the reply line, all before ``deadline``.
-
-        One cancel scope covers both: a fresh scope per move is the largest part of the
-        referee's own cost per move, so there is exactly one.
-        """
+        """Read one line before ``deadline`` (in its own cancel scope: start-up only)."""
         channel = seat.channel
         assert channel is not None
-        sent = message is None
         try:
             with trio.move_on_at(deadline):
-                if message is not None:
-                    await channel.send_line(message)
-                    sent = True
                 return await channel.receive_line()
-            if sent:
-                # The deadline fired: one last look at what is already in the pipe, so a bot
-                # is not blamed for the referee's own stall.
-                line = channel.poll_line_nowait()
-                if line is not None:
-                    return line
-        except BotGoneError:
+            line = channel.poll_line_nowait()
+            if line is not None:
+                return line
+        except (BotEOFError, LineTooLongError) as error:
             raise _BotFailed(
-                await self._crash(seat, "closed its input", phase, hand_number, request_id)
-            ) from None
-        except BotEOFError as eof:
-            raise _BotFailed(
-                await self._crash(
-                    seat, "closed its output", phase, hand_number, request_id, eof.unterminated
-                )
-            ) from None
-        except LineTooLongError as error:
-            raise _BotFailed(
-                Failure(
-                    Status.LINE_TOO_LONG,
-                    f"sent a line longer than {error.limit} bytes",
-                    phase,
-                    hand_number=hand_number,
-                    request_id=request_id,
-                    line=error.prefix.decode("utf-8", "replace"),
-                    stderr_tail=channel.stderr_tail(),
-                )
+                await self._io_failure(seat, error, phase, hand_number, request_id)
             ) from None
         overrun = trio.current_time() - deadline
-        if not sent:
-            raise _BotFailed(
-                Failure(
-                    Status.TIMEOUT,
-                    f"did not read its input (request {request_id}) in time",
-                    phase,
-                    hand_number=hand_number,
-                    request_id=request_id,
-                    overrun_ms=round(max(0.0, overrun) * 1000, 1),
-                    stderr_tail=channel.stderr_tail(),
-                )
-            )
         raise _BotFailed(self._timeout(seat, overrun, hand_number, request_id, phase))
 
     def _timeout(

@@ -121,6 +121,8 @@ def position(
     state.passes = passes
     state.drew = drew
     state._history = None
+    state._count = 0
+    state._public = None
     return state
 
 
@@ -166,6 +168,8 @@ VIEW_FIELDS = (
     "history",
     "legal",
     "retired",
+    "draws",
+    "passes",
 )
 
 
@@ -178,7 +182,7 @@ def view_tiles(view: SeatView) -> set[Tile]:
     for name in ("seat", "players", "boneyard_size"):
         assert type(getattr(view, name)) is int, name
     assert view.to_move is None or type(view.to_move) is int
-    for name in ("hand_counts", "scores", "retired"):
+    for name in ("hand_counts", "scores", "retired", "draws", "passes"):
         assert all(type(v) is int for v in getattr(view, name)), name
     assert all(type(p) is str and type(v) is int for p, v in view.ends)
     seen = {make_tile(*t) for t in view.layout}

@@ -318,3 +318,42 @@ def test_a_view_never_leaks(rules: MatadorRules, players: int, seed: int, choice
             assert view.hand_counts == tuple(len(state.hand_tiles(s)) for s in range(players))
             assert view.boneyard_size == len(state.boneyard_tiles())
             assert view.legal == (state.legal_moves() if state.to_move == seat else ())
+
+
+@settings(max_examples=150, deadline=None)
+@given(rules=RULES, players=PLAYERS, seed=SEEDS, choices=SEEDS, looks=SEEDS)
+def test_views_are_the_same_however_often_they_are_asked_for(
+    rules: MatadorRules, players: int, seed: int, choices: int, looks: int
+) -> None:
+    """A view is the same whether earlier states were viewed (memoised record) or not."""
+    states = playout(rules, players, seed, choices)
+    rng = random.Random(looks)
+    for state in states:  # view some states along the way, so later ones reuse their record
+        if rng.random() < 0.5:
+            state.view(rng.randrange(players))
+    fresh = playout(rules, players, seed, choices)
+    for seen, unseen in zip(states, fresh, strict=True):
+        for seat in range(players):
+            assert seen.view(seat) == unseen.view(seat)
+    last = fresh[-1]
+    assert last.layout() == _layout_from_scratch(last)
+    assert last.view(0).draws == tuple(
+        sum(1 for s, m, _ in last.history() if s == seat and m.kind == "draw")
+        for seat in range(players)
+    )
+
+
+def _layout_from_scratch(state: MatadorState) -> tuple[tuple[int, int], ...]:
+    """The chain rebuilt from the whole history: lead, then left plays prepended, right appended."""
+    chain: list[tuple[int, int]] = []
+    for _seat, move, _drawn in state.history():
+        if move.kind != "play" or move.tile is None or move.out is None:
+            continue
+        a, b = move.tile
+        if move.end is None:
+            chain = [(a, b)]
+        elif move.end == "left":
+            chain.insert(0, (move.out, a + b - move.out))
+        else:
+            chain.append((a + b - move.out, move.out))
+    return tuple(chain)
