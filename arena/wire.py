@@ -18,6 +18,7 @@ from protocol import messages as m
 _DRAW_WIRE = m.Draw()
 _PASS_WIRE = m.Pass()
 _wire_cache: dict[Move, m.WireMove] = {}
+_ENDS: dict[tuple[tuple[str, int], ...], list[m.End]] = {}
 
 
 def move_to_wire(move: Move) -> m.WireMove:
@@ -71,6 +72,14 @@ def rules_from_wire(config: m.RulesConfig) -> dict[str, Any]:
     return dict(raw)
 
 
+def _ends(ends: tuple[tuple[str, int], ...]) -> list[m.End]:
+    """The ``ends`` field for these open ends (cached: there are few combinations)."""
+    wire = _ENDS.get(ends)
+    if wire is None:
+        wire = _ENDS[ends] = [m.End(position=p, value=v) for p, v in ends]  # type: ignore[arg-type]
+    return wire
+
+
 class RequestBuilder:
     """Builds the ``request`` messages of a match, converting each public event only once.
 
@@ -105,7 +114,7 @@ class RequestBuilder:
             seat=view.seat,
             hand=list(view.hand),
             layout=list(view.layout),
-            ends=[m.End(position=p, value=v) for p, v in view.ends],  # type: ignore[arg-type]
+            ends=_ends(view.ends),
             hand_counts=list(view.hand_counts),
             boneyard_size=view.boneyard_size,
             scores=list(view.scores),
