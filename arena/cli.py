@@ -152,6 +152,21 @@ def _check_bot_command(command: str) -> None:
             raise UsageError(f"bot command {command!r}: file {arg!r} not found")
 
 
+def _check_replay_path(path: Path) -> None:
+    """Refuse, before the match, a replay path that cannot be written (the match would be lost)."""
+    if path.is_dir():
+        raise UsageError(f"--replay {str(path)!r} is a directory; give a file name")
+    parent = path.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(
+            f"cannot create the replay folder {str(parent)!r}: {error.strerror}"
+        ) from None
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"cannot write the replay into {str(parent)!r}: permission denied")
+
+
 def _play(args: argparse.Namespace) -> int:
     if not 2 <= len(args.bots) <= 4:
         raise UsageError(f"a match needs 2 to 4 bots, {len(args.bots)} given")
@@ -179,21 +194,30 @@ def _play(args: argparse.Namespace) -> int:
     replay_path: Path = args.replay or Path(
         "replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json"
     )
+    _check_replay_path(replay_path)
     config = MatchConfig(
         game=game, rules=rules, players=len(args.bots), seed=seed, length=length, time=time
     )
     if not args.json:
         print(f"Playing {game.name}, {len(args.bots)} players, seed {seed} ...", flush=True)
     replay = trio.run(play_match, config, list(args.bots))
-    written = write_replay(replay_path, replay)
+    written: Path | None
+    try:
+        written = write_replay(replay_path, replay)
+    except OSError as error:  # the result is still printed: a finished match is not lost
+        written = None
+        print(
+            f"arena play: error: cannot write the replay {str(replay_path)!r}: {error}",
+            file=sys.stderr,
+        )
     if args.json:
         print(json.dumps(_result_json(replay, written)))
     else:
         print(_result_text(replay, written))
-    return EXIT_OK
+    return EXIT_OK if written is not None else EXIT_FAILED
 
 
-def _result_json(replay: Replay, path: Path) -> dict[str, Any]:
+def _result_json(replay: Replay, path: Path | None) -> dict[str, Any]:
     return {
         "game": replay.game,
         "seed": replay.seed,
@@ -203,11 +227,11 @@ def _result_json(replay: Replay, path: Path) -> dict[str, Any]:
             {"seat": s.seat, "name": s.name, "status": s.status.value, "detail": s.detail}
             for s in replay.seats
         ],
-        "replay": str(path),
+        "replay": None if path is None else str(path),
     }
 
 
-def _result_text(replay: Replay, path: Path) -> str:
+def _result_text(replay: Replay, path: Path | None) -> str:
     lines = []
     for hand in replay.hands:
         outcome = hand.outcome
@@ -231,7 +255,10 @@ def _result_text(replay: Replay, path: Path) -> str:
     else:
         winner = replay.seats[result.winner]
         lines.append(f"Result: seat {winner.seat} ({winner.name}) wins ({result.reason}).")
-    lines.append(f"Replay: {path}  (arena view {path}; arena verify {path})")
+    if path is not None:
+        lines.append(f"Replay: {path}  (arena view {path}; arena verify {path})")
+    else:
+        lines.append("Replay: not written (see the error above)")
     return "\n".join(lines)
 
 

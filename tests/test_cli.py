@@ -6,6 +6,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -286,3 +287,19 @@ def _processes_with(marker: str) -> list[int]:
         if marker.encode() in cmdline and "State:\tZ" not in status:
             found.append(int(entry.name))
     return found
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p, "is a directory; give a file name"),
+        (lambda p: p / "file" / "r.json", "cannot create the replay folder"),
+    ],
+)
+def test_an_unwritable_replay_path_is_refused_before_the_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Any, message: str
+) -> None:
+    """A replay path that cannot be written is a usage error before any bot starts."""
+    (tmp_path / "file").write_text("not a folder")
+    assert main(["play", player(), player(), "--replay", str(make(tmp_path))]) == 2
+    assert message in capsys.readouterr().err
