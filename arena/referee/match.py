@@ -320,7 +320,21 @@ class _MatchRunner:
                 self.resumed = line  # _turn takes it up as the reply to the pending request
                 return match
         overrun = trio.current_time() - pending.deadline
-        if pending.sent:
+        status = channel.exit_status()
+        if not status.running:
+            # It exited, but a process it started still holds its output open (so no EOF).
+            failure = Failure(
+                Status.CRASH,
+                f"exited ({status.describe()}) without answering request {pending.request_id}; "
+                "a process it started kept its output open",
+                "move",
+                hand_number=pending.hand_number,
+                request_id=pending.request_id,
+                exit_code=status.returncode if status.signal is None else None,
+                signal=status.signal,
+                stderr_tail=channel.stderr_tail(),
+            )
+        elif pending.sent:
             failure = self._timeout(seat, overrun, pending.hand_number, pending.request_id)
         else:
             failure = Failure(

@@ -17,6 +17,7 @@ correctly; at request N it does MODE:
   late          answers after sleeping ARG seconds (default 1.5)
   silent_exit   exits 0 without answering
   close_stdout  closes its stdout and keeps running
+  orphan        starts a child that holds its stdout open, then exits 0 without answering
   flood_stderr  writes 2 MB to stderr, then answers correctly (never fails)
   ignore_term   ignores SIGTERM and never exits by itself after match_end (never fails)
   linger        keeps running after match_end with a child holding stdout (never fails)
@@ -97,6 +98,9 @@ for raw in sys.stdin.buffer:
                 time.sleep(float(arg or 1.5))
             elif mode == "silent_exit":
                 sys.exit(0)
+            elif mode == "orphan":
+                subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", *marker])
+                os._exit(0)
             elif mode == "close_stdout":
                 os.close(1)
                 time.sleep(3600)

@@ -471,3 +471,17 @@ def test_in_three_players_a_seat_failing_between_hands_sits_out_the_next(marker:
     assert all(e.auto for e in second)
     assert replay.result.ranking[-1] == 2
     assert_clean(replay, marker)
+
+
+def test_bot_exiting_while_its_child_holds_stdout_is_a_crash_at_the_deadline(marker: str) -> None:
+    """A bot that exits leaving a child with its stdout open: a crash found at the deadline,
+    and the child is killed."""
+    replay, took = play([player("orphan", 2, marker=marker), player("ok", marker=marker)])
+    seat = replay.seats[0]
+    assert seat.status is Status.CRASH
+    assert seat.failure is not None
+    assert seat.failure.exit_code == 0
+    assert seat.detail.startswith("exited (exit code 0) without answering request ")
+    assert seat.detail.endswith("a process it started kept its output open")
+    assert took < MOVE_MS / 1000 + MARGIN_S
+    assert_clean(replay, marker)
