@@ -12,6 +12,7 @@ import pytest
 
 from arena.cli import main
 from arena.replay import Action, Replay, read_replay
+from tests.processes import live_processes_with
 
 BOTS = Path(__file__).parent / "bots"
 PY = shlex.quote(sys.executable)
@@ -259,7 +260,7 @@ def test_ctrl_c_stops_the_match_and_every_bot(tmp_path: Path) -> None:
     deadline = time.monotonic() + 10
 
     def bots() -> list[int]:
-        return [pid for pid in _processes_with(marker) if pid != proc.pid]
+        return [pid for pid in live_processes_with(marker) if pid != proc.pid]
 
     while time.monotonic() < deadline and len(bots()) < 2:
         time.sleep(0.05)
@@ -269,24 +270,8 @@ def test_ctrl_c_stops_the_match_and_every_bot(tmp_path: Path) -> None:
     assert proc.returncode == 130
     assert b"interrupted; every bot process was stopped" in err
     time.sleep(0.05)
-    assert _processes_with(marker) == []
+    assert live_processes_with(marker) == []
     assert not (tmp_path / "r.json").exists()
-
-
-def _processes_with(marker: str) -> list[int]:
-    """Pids of live (non-zombie) processes whose command line contains ``marker``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        if marker.encode() in cmdline and "State:\tZ" not in status:
-            found.append(int(entry.name))
-    return found
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,7 @@ from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, play_match
 from arena.replay import Action, Replay, Retirement, Status
 from arena.verify import verify_replay
+from tests.processes import live_processes_with
 
 BOTS = Path(__file__).parent.parent / "bots"
 PY = shlex.quote(sys.executable)
@@ -41,22 +42,6 @@ def player(mode: str, at: int = 1, arg: str = "", marker: str = "") -> str:
 def bot(script: str, *args: str) -> str:
     """The command line of another test bot in tests/bots/."""
     return " ".join([PY, shlex.quote(str(BOTS / script)), *map(shlex.quote, args)])
-
-
-def leftover_processes(marker: str) -> list[int]:
-    """Pids of live processes whose command line contains ``marker``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes()
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        if marker.encode() in cmdline and "State:\tZ" not in status:
-            found.append(int(entry.name))
-    return found
 
 
 def play(
@@ -87,7 +72,7 @@ def assert_clean(replay: Replay, marker: str) -> None:
     report = verify_replay(replay)
     assert report.ok, report.error
     time.sleep(0.05)
-    assert leftover_processes(marker) == []
+    assert live_processes_with(marker) == []
 
 
 @pytest.fixture
@@ -422,7 +407,7 @@ def test_cancelling_a_match_kills_every_bot(marker: str) -> None:
     assert trio.run(main) is True
     assert time.monotonic() - started < 1.0 + MARGIN_S
     time.sleep(0.05)
-    assert leftover_processes(marker) == []
+    assert live_processes_with(marker) == []
 
 
 def test_failing_to_take_the_last_hand_end_still_loses(marker: str) -> None:
