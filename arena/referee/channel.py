@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import trio
 
@@ -38,7 +38,14 @@ class BotChannel(Protocol):
     async def aclose(self) -> None: ...
 
 
-Connector = Callable[[str], AbstractAsyncContextManager[BotChannel]]
+class BotSpec(NamedTuple):
+    """How to start one bot: its command line and the folder to start it in."""
+
+    command: str
+    cwd: str | None = None
+
+
+Connector = Callable[[BotSpec], AbstractAsyncContextManager[BotChannel]]
 
 #: What a scripted bot does with each line it receives: the lines to answer (possibly none),
 #: or a float to sleep that many seconds first, or an exception class to "crash".
@@ -128,8 +135,8 @@ def scripted_connector(scripts: dict[str, Script]) -> Connector:
     """A connector that serves ``ScriptedBot``s by command name (for tests)."""
 
     @asynccontextmanager
-    async def connect(command: str) -> AsyncIterator[BotChannel]:
-        bot = ScriptedBot(scripts[command])
+    async def connect(spec: BotSpec) -> AsyncIterator[BotChannel]:
+        bot = ScriptedBot(scripts[spec.command])
         try:
             yield bot
         finally:

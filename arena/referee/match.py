@@ -21,7 +21,7 @@ import trio
 
 from arena.games.api import Game, GameState, SeatView
 from arena.games.match import Match, MatchLength, bot_seed, start_match
-from arena.referee.channel import BotChannel, Connector
+from arena.referee.channel import BotChannel, BotSpec, Connector
 from arena.referee.clock import SeatClock, TimeLimits
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import (
@@ -107,9 +107,10 @@ class _Pending:
 class _Seat:
     """The runner's book-keeping for one seat."""
 
-    def __init__(self, seat: int, command: str, limits: TimeLimits) -> None:
+    def __init__(self, seat: int, spec: BotSpec, limits: TimeLimits) -> None:
         self.seat = seat
-        self.command = command
+        self.spec = spec
+        self.command = spec.command
         self.name = f"seat{seat}"
         self.clock = SeatClock(limits)
         self.channel: BotChannel | None = None
@@ -127,7 +128,7 @@ class _Seat:
 
 async def play_match(
     config: MatchConfig,
-    commands: Sequence[str],
+    commands: Sequence[str | BotSpec],
     *,
     connect: Connector | None = None,
 ) -> Replay:
@@ -135,7 +136,8 @@ async def play_match(
 
     Args:
         config: the game, rules, seed, match length and time control.
-        commands: one bot command line per seat, in seat order.
+        commands: one bot per seat, in seat order: a command line, or a :class:`BotSpec`
+            with the folder to start it in.
         connect: how to start a bot from its command (default: a subprocess).
 
     Returns:
@@ -143,19 +145,20 @@ async def play_match(
     """
     if len(commands) != config.players:
         raise ValueError(f"{len(commands)} bots for {config.players} players")
-    runner = _MatchRunner(config, list(commands), connect or _process_connector(config))
+    specs = [c if isinstance(c, BotSpec) else BotSpec(c) for c in commands]
+    runner = _MatchRunner(config, specs, connect or _process_connector(config))
     return await runner.run()
 
 
 def _process_connector(config: MatchConfig) -> Connector:
-    def connect(command: str) -> Any:
-        return open_bot_process(command, max_line_bytes=config.max_line_bytes)
+    def connect(spec: BotSpec) -> Any:
+        return open_bot_process(spec.command, cwd=spec.cwd, max_line_bytes=config.max_line_bytes)
 
     return connect
 
 
 class _MatchRunner:
-    def __init__(self, config: MatchConfig, commands: list[str], connect: Connector) -> None:
+    def __init__(self, config: MatchConfig, commands: list[BotSpec], connect: Connector) -> None:
         self.config = config
         self.connect = connect
         self.seats = [_Seat(s, c, config.time) for s, c in enumerate(commands)]
@@ -236,7 +239,7 @@ class _MatchRunner:
         sent_at: dict[int, float] = {}
         for seat in self.seats:
             try:
-                seat.channel = await self.stack.enter_async_context(self.connect(seat.command))
+                seat.channel = await self.stack.enter_async_context(self.connect(seat.spec))
             except BotCommandError as error:
                 seat.failure = Failure(Status.CRASH, str(error), "startup")
                 continue
