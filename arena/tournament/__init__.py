@@ -1,0 +1,1 @@
+"""Tournaments: schedules, worker processes, the results database, standings and ratings."""

@@ -1,0 +1,159 @@
+"""What the tournament parent and its worker processes say to each other.
+
+The parent sends :class:`Job` lines (one match each) on a worker's stdin; the worker answers one
+:class:`JobDone` line per finished match on its stdout. JSON Lines, like the bot protocol, and
+framed by the same bounded line buffer.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+from typing import Any
+
+import msgspec
+
+from arena.replay import Action, Replay, Status
+
+
+class JobBot(msgspec.Struct, frozen=True):
+    """One seat of a job: the bot's command line and the folder to start it in."""
+
+    command: str
+    cwd: str | None = None
+
+
+class Job(msgspec.Struct, frozen=True, tag="job"):
+    """Play one match and write its replay to ``replay``."""
+
+    table: int
+    game: str
+    rules: dict[str, Any]
+    seed: int
+    target: int | None
+    hands: int | None
+    startup_ms: int
+    move_ms: int
+    bank_ms: int
+    bots: list[JobBot]
+    replay: str
+
+
+class SeatSummary(msgspec.Struct, frozen=True):
+    """How one seat did in a match, with what standings need about its response times."""
+
+    seat: int
+    name: str
+    status: Status
+    detail: str
+    score: int
+    rank: int
+    failure: str | None
+    response_ms: list[float]
+
+
+class MatchSummary(msgspec.Struct, frozen=True):
+    """The result of a match as standings and the database need it."""
+
+    winner: int | None
+    reason: str
+    scores: list[int]
+    ranking: list[int]
+    hand_scores: list[list[int]]
+    hands: int
+    moves: int
+    duration_s: float
+    seats: list[SeatSummary]
+
+
+class JobDone(msgspec.Struct, frozen=True, tag="done"):
+    """A finished match (``summary``), or a match the worker could not play (``error``)."""
+
+    table: int
+    replay: str
+    referee_cpu_s: float
+    summary: MatchSummary | None = None
+    error: str | None = None
+
+
+class JobStarted(msgspec.Struct, frozen=True, tag="started"):
+    """A worker began a match."""
+
+    table: int
+
+
+ToWorker = Job
+FromWorker = JobDone | JobStarted
+
+_ENCODER = msgspec.json.Encoder()
+_TO_WORKER = msgspec.json.Decoder(ToWorker)
+_FROM_WORKER = msgspec.json.Decoder(FromWorker)
+
+
+def encode(message: ToWorker | FromWorker) -> bytes:
+    """One message as a JSON line (with its newline)."""
+    return _ENCODER.encode(message) + b"\n"
+
+
+def decode_job(line: bytes) -> Job:
+    """A job line from the parent (raises ``msgspec`` errors on nonsense)."""
+    return _TO_WORKER.decode(line)
+
+
+def decode_from_worker(line: bytes) -> FromWorker:
+    """A line from a worker (raises ``msgspec`` errors on nonsense)."""
+    return _FROM_WORKER.decode(line)
+
+
+def summarize(replay: Replay) -> MatchSummary:
+    """What the standings need of a replay."""
+    ranking = replay.result.ranking
+    response: dict[int, list[float]] = {s.seat: [] for s in replay.seats}
+    moves = 0
+    for hand in replay.hands:
+        for event in hand.events:
+            if isinstance(event, Action):
+                moves += 1
+                if event.elapsed_ms is not None:
+                    response[event.seat].append(event.elapsed_ms)
+    seats = [
+        SeatSummary(
+            seat=s.seat,
+            name=s.name,
+            status=s.status,
+            detail=s.detail,
+            score=replay.result.scores[s.seat],
+            rank=_rank(replay, s.seat),
+            failure=None if s.failure is None else s.failure.status.value,
+            response_ms=response[s.seat],
+        )
+        for s in replay.seats
+    ]
+    assert len(ranking) == replay.players
+    return MatchSummary(
+        winner=replay.result.winner,
+        reason=replay.result.reason,
+        scores=list(replay.result.scores),
+        ranking=list(ranking),
+        hand_scores=[list(h.outcome.scores) for h in replay.hands if h.outcome is not None],
+        hands=len(replay.hands),
+        moves=moves,
+        duration_s=replay.duration_s,
+        seats=seats,
+    )
+
+
+def _rank(replay: Replay, seat: int) -> int:
+    """The seat's place, 1 = best; seats level on score (and not retired) share a place."""
+    result = replay.result
+    retired = {s.seat for s in replay.seats if s.status is not Status.OK}
+    position = result.ranking.index(seat)
+    if seat in retired:
+        return position + 1
+    score = result.scores[seat]
+    tied = [s for s in result.ranking if s not in retired and result.scores[s] == score]
+    return min(result.ranking.index(s) for s in tied) + 1
+
+
+def median_ms(values: list[float]) -> float | None:
+    """The median of a list of response times, or ``None`` for none."""
+    return median(values) if values else None

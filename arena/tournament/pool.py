@@ -1,0 +1,122 @@
+"""Worker processes for a tournament: each plays several matches at once.
+
+One trio process drives pipes at roughly 30,000 round trips per second before its own core is
+full, so the parent spreads matches over worker processes (default: one per core) and only
+collects their results. Workers are started through the referee's process layer (their own
+process group, stderr captured, killed on exit); a worker stops its matches, and so their bots,
+when its stdin closes or it receives SIGTERM.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+import trio
+
+from arena.referee.process import BotEOFError, BotProcess, open_bot_process
+from arena.tournament.jobs import FromWorker, Job, JobDone, JobStarted, decode_from_worker, encode
+
+#: Seconds a worker has to stop its matches (and their bots) after SIGTERM before SIGKILL.
+WORKER_STOP_GRACE_S = 10.0
+MAX_RESULT_LINE = 64 << 20
+
+
+@dataclass
+class _Slot:
+    process: BotProcess
+    capacity: int
+    in_flight: int = 0
+
+
+def split_capacity(concurrency: int, workers: int) -> list[int]:
+    """How many matches at once each worker gets: ``concurrency`` spread over at most
+    ``workers`` processes (a worker with nothing to do is not started)."""
+    workers = max(1, min(workers, concurrency))
+    base, extra = divmod(concurrency, workers)
+    return [base + (1 if i < extra else 0) for i in range(workers)]
+
+
+class WorkerPool:
+    """Runs jobs on worker processes, at most ``capacity`` at once on each."""
+
+    def __init__(self, slots: list[_Slot]) -> None:
+        self.slots = slots
+        self.cpu_s = [0.0] * len(slots)
+
+    @property
+    def capacity(self) -> int:
+        """How many matches run at once in all."""
+        return sum(s.capacity for s in self.slots)
+
+    async def run(
+        self,
+        jobs: list[Job],
+        on_started: Callable[[int], Awaitable[None]],
+        on_done: Callable[[JobDone], Awaitable[None]],
+    ) -> None:
+        """Play every job; ``on_done`` is awaited for each result as it arrives."""
+        queue = list(reversed(jobs))
+        ready = trio.Condition()
+
+        async def feed(index: int) -> None:
+            slot = self.slots[index]
+            while True:
+                async with ready:
+                    while queue and slot.in_flight >= slot.capacity:
+                        await ready.wait()
+                    if not queue:
+                        return
+                    job = queue.pop()
+                    slot.in_flight += 1
+                await slot.process.send_line(encode(job).rstrip(b"\n"))
+
+        async def collect(index: int, remaining: list[int]) -> None:
+            slot = self.slots[index]
+            while remaining[0] > 0:
+                try:
+                    line = await slot.process.receive_line()
+                except BotEOFError:
+                    raise RuntimeError(
+                        f"tournament worker {index} stopped unexpectedly: "
+                        f"{slot.process.exit_status().describe()}\n{slot.process.stderr_tail()}"
+                    ) from None
+                message: FromWorker = decode_from_worker(line)
+                if isinstance(message, JobStarted):
+                    await on_started(message.table)
+                    continue
+                self.cpu_s[index] = max(self.cpu_s[index], message.referee_cpu_s)
+                remaining[0] -= 1
+                async with ready:
+                    slot.in_flight -= 1
+                    ready.notify_all()
+                await on_done(message)
+
+        remaining = [len(jobs)]
+        async with trio.open_nursery() as nursery:
+            for index in range(len(self.slots)):
+                nursery.start_soon(feed, index)
+                nursery.start_soon(collect, index, remaining)
+
+
+@asynccontextmanager
+async def open_worker_pool(concurrency: int, workers: int) -> AsyncIterator[WorkerPool]:
+    """Start the worker processes; on exit (also on error or Ctrl-C) every one is stopped, and
+    with it every match and bot it was running."""
+    async with AsyncExitStack() as stack:
+        slots = []
+        for capacity in split_capacity(concurrency, workers):
+            process = await stack.enter_async_context(
+                open_bot_process(
+                    [sys.executable, "-m", "arena.tournament.worker"],
+                    max_line_bytes=MAX_RESULT_LINE,
+                    kill_grace=WORKER_STOP_GRACE_S,
+                )
+            )
+            slots.append(_Slot(process, capacity))
+        yield WorkerPool(slots)
+
+
+__all__ = ["WorkerPool", "open_worker_pool", "split_capacity"]

@@ -1,0 +1,119 @@
+"""Standings from recorded matches: points, results, failures, response times, cross-table.
+
+Pure: a function of the stored matches and entrants. Points are the share of opponents a bot
+finished ahead of at each table, ties counting half: in a two-player match a win is 1, a draw
+0.5 and a loss 0; at a table of four, second place is worth 2/3.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from arena.tournament.store import EntrantRow, MatchRow
+
+
+@dataclass
+class BotStanding:
+    """One bot's line in the standings."""
+
+    entrant: int
+    name: str
+    matches: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points: float = 0.0
+    score_total: int = 0
+    hands: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+    response_ms: list[float] = field(default_factory=list)
+
+    @property
+    def avg_hand_score(self) -> float:
+        """Points scored per hand played, over all its matches."""
+        return self.score_total / self.hands if self.hands else 0.0
+
+    @property
+    def median_ms(self) -> float | None:
+        """The median time it took to answer a request, in milliseconds."""
+        return percentile(self.response_ms, 50)
+
+    @property
+    def p95_ms(self) -> float | None:
+        """The 95th percentile of its response times, in milliseconds."""
+        return percentile(self.response_ms, 95)
+
+
+@dataclass
+class PairRecord:
+    """How bot ``a`` did against bot ``b`` at the tables where both sat."""
+
+    games: int = 0
+    points: float = 0.0
+
+
+@dataclass
+class Standings:
+    """The standings of a tournament: one line per bot (best first) and the cross-table."""
+
+    bots: list[BotStanding]
+    cross: dict[tuple[int, int], PairRecord]
+    matches: int
+
+
+def percentile(values: list[float], pct: float) -> float | None:
+    """The ``pct`` percentile of ``values`` (nearest rank), or ``None`` when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(pct / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def table_points(ranks: list[int], seat: int) -> float:
+    """The points of ``seat`` at a table: opponents finished ahead of, ties counting half."""
+    mine = ranks[seat]
+    others = [r for s, r in enumerate(ranks) if s != seat]
+    if not others:
+        return 0.0
+    beaten = sum(1 for r in others if r > mine) + 0.5 * sum(1 for r in others if r == mine)
+    return beaten / len(others)
+
+
+def compute_standings(entrants: list[EntrantRow], matches: list[MatchRow]) -> Standings:
+    """Standings over every recorded match, ordered by points, then wins, then name."""
+    lines = {e.id: BotStanding(e.id, e.name) for e in entrants if e.excluded is None}
+    cross: dict[tuple[int, int], PairRecord] = {}
+    for match in matches:
+        seats = match.table.seats
+        ranks = [s.rank for s in match.summary.seats]
+        for s in match.summary.seats:
+            entrant = seats[s.seat]
+            line = lines.setdefault(entrant, BotStanding(entrant, s.name))
+            line.matches += 1
+            first = [r for r in ranks if r == 1]
+            if s.rank == 1 and len(first) == 1:
+                line.wins += 1
+            elif s.rank == 1:
+                line.draws += 1
+            else:
+                line.losses += 1
+            line.points += table_points(ranks, s.seat)
+            line.score_total += s.score
+            line.hands += match.summary.hands
+            if s.failure is not None:
+                line.failures[s.failure] += 1
+            line.response_ms.extend(s.response_ms)
+            for other in match.summary.seats:
+                if other.seat == s.seat:
+                    continue
+                pair = cross.setdefault((entrant, seats[other.seat]), PairRecord())
+                pair.games += 1
+                if s.rank < other.rank:
+                    pair.points += 1
+                elif s.rank == other.rank:
+                    pair.points += 0.5
+    ordered = sorted(lines.values(), key=lambda b: (-b.points, -b.wins, b.name))
+    return Standings(ordered, cross, len(matches))

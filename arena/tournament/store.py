@@ -1,0 +1,324 @@
+"""The tournament database: one SQLite file, written as each match finishes.
+
+Every write is one transaction (WAL journal, ``synchronous=FULL``), so an interruption at any
+moment (Ctrl-C, ``kill -9``, power loss) leaves the database as it was after the last finished
+match, and ``--resume`` continues from there. The runner calls the store from one worker
+thread at a time (:class:`AsyncStore`), so writes never block the trio event loop.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from arena.tournament.jobs import MatchSummary, SeatSummary
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entrants (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    command TEXT NOT NULL,
+    cwd TEXT,
+    language TEXT,
+    excluded TEXT
+);
+CREATE TABLE IF NOT EXISTS tables (
+    idx INTEGER PRIMARY KEY,
+    round INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    deal_group INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seats TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    table_idx INTEGER PRIMARY KEY REFERENCES tables(idx),
+    finished_at TEXT NOT NULL,
+    winner_seat INTEGER,
+    reason TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    ranking TEXT NOT NULL,
+    hand_scores TEXT NOT NULL,
+    hands INTEGER NOT NULL,
+    moves INTEGER NOT NULL,
+    duration_s REAL NOT NULL,
+    replay TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    table_idx INTEGER NOT NULL REFERENCES matches(table_idx),
+    seat INTEGER NOT NULL,
+    entrant INTEGER NOT NULL REFERENCES entrants(id),
+    name TEXT NOT NULL,
+    status TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    score INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    response_ms TEXT NOT NULL,
+    PRIMARY KEY (table_idx, seat)
+);
+"""
+
+
+class StoreError(Exception):
+    """A database that cannot be used: not ours, a newer schema, or a mismatched resume."""
+
+
+@dataclass(frozen=True)
+class EntrantRow:
+    """An entrant as stored."""
+
+    id: int
+    name: str
+    command: str
+    cwd: str | None
+    language: str | None
+    excluded: str | None
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A scheduled table as stored: seats are entrant ids in seat order."""
+
+    idx: int
+    round: int
+    seed: int
+    deal_group: int
+    rotation: int
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """A finished match as stored."""
+
+    table: TableRow
+    summary: MatchSummary
+    replay: str
+
+
+class Store:
+    """The database of one tournament (synchronous; use :class:`AsyncStore` from trio)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as error:
+            self.db.close()
+            raise StoreError(f"{self.path} is not a tournament database: {error}") from None
+        version = self.get_meta("schema_version")
+        if version is None:
+            self.set_meta("schema_version", str(SCHEMA_VERSION))
+        elif version != str(SCHEMA_VERSION):
+            self.db.close()
+            raise StoreError(
+                f"{self.path} has database schema {version}; this arena reads schema "
+                f"{SCHEMA_VERSION}"
+            )
+
+    def close(self) -> None:
+        """Close the database."""
+        self.db.close()
+
+    # -- settings ------------------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        """A stored setting, or ``None``."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store a setting."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    def config(self) -> dict[str, Any] | None:
+        """The tournament's settings as created, or ``None`` for a new database."""
+        text = self.get_meta("config")
+        return None if text is None else dict(json.loads(text))
+
+    # -- creation ------------------------------------------------------------------------------
+
+    def create(
+        self,
+        config: dict[str, Any],
+        entrants: list[EntrantRow],
+        tables: list[TableRow],
+    ) -> None:
+        """Store a new tournament: its settings, entrants and (initial) schedule, at once."""
+        if self.config() is not None:
+            raise StoreError(
+                f"{self.path} already holds a tournament: use --resume to continue it, or "
+                "give another --db or --out"
+            )
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES ('config', ?)", (json.dumps(config),)
+            )
+            self.db.executemany(
+                "INSERT INTO entrants (id, name, command, cwd, language, excluded) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(e.id, e.name, e.command, e.cwd, e.language, e.excluded) for e in entrants],
+            )
+            self._insert_tables(tables)
+
+    def add_tables(self, tables: list[TableRow]) -> None:
+        """Store more tables (the next Swiss round)."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self._insert_tables(tables)
+
+    def _insert_tables(self, tables: list[TableRow]) -> None:
+        self.db.executemany(
+            "INSERT INTO tables (idx, round, seed, deal_group, rotation, seats) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (t.idx, t.round, t.seed, t.deal_group, t.rotation, json.dumps(t.seats))
+                for t in tables
+            ],
+        )
+
+    # -- results -------------------------------------------------------------------------------
+
+    def record(self, table: TableRow, summary: MatchSummary, replay: str, finished_at: str) -> None:
+        """Store one finished match and its seats, in one transaction."""
+        with self.db:
+            self.db.execute("BEGIN")
+            self.db.execute(
+                "INSERT INTO matches (table_idx, finished_at, winner_seat, reason, scores, "
+                "ranking, hand_scores, hands, moves, duration_s, replay) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    table.idx,
+                    finished_at,
+                    summary.winner,
+                    summary.reason,
+                    json.dumps(summary.scores),
+                    json.dumps(summary.ranking),
+                    json.dumps(summary.hand_scores),
+                    summary.hands,
+                    summary.moves,
+                    summary.duration_s,
+                    replay,
+                ),
+            )
+            self.db.executemany(
+                "INSERT INTO seats (table_idx, seat, entrant, name, status, detail, score, rank, "
+                "response_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        table.idx,
+                        s.seat,
+                        table.seats[s.seat],
+                        s.name,
+                        s.status.value,
+                        s.detail,
+                        s.score,
+                        s.rank,
+                        json.dumps(s.response_ms),
+                    )
+                    for s in summary.seats
+                ],
+            )
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def entrants(self) -> list[EntrantRow]:
+        """Every entrant, excluded ones included, by id."""
+        rows = self.db.execute(
+            "SELECT id, name, command, cwd, language, excluded FROM entrants ORDER BY id"
+        ).fetchall()
+        return [EntrantRow(*row) for row in rows]
+
+    def tables(self) -> list[TableRow]:
+        """Every scheduled table, in order."""
+        rows = self.db.execute(
+            "SELECT idx, round, seed, deal_group, rotation, seats FROM tables ORDER BY idx"
+        ).fetchall()
+        return [TableRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
+
+    def finished(self) -> set[int]:
+        """The indices of the tables whose match is recorded."""
+        return {row[0] for row in self.db.execute("SELECT table_idx FROM matches")}
+
+    def matches(self) -> list[MatchRow]:
+        """Every recorded match with its seats, in table order."""
+        tables = {t.idx: t for t in self.tables()}
+        seats: dict[int, list[Any]] = {}
+        for row in self.db.execute(
+            "SELECT table_idx, seat, name, status, detail, score, rank, response_ms "
+            "FROM seats ORDER BY table_idx, seat"
+        ):
+            seats.setdefault(row[0], []).append(row)
+        out = []
+        for row in self.db.execute(
+            "SELECT table_idx, winner_seat, reason, scores, ranking, hand_scores, hands, moves, "
+            "duration_s, replay FROM matches ORDER BY table_idx"
+        ):
+            summary = MatchSummary(
+                winner=row[1],
+                reason=row[2],
+                scores=json.loads(row[3]),
+                ranking=json.loads(row[4]),
+                hand_scores=json.loads(row[5]),
+                hands=row[6],
+                moves=row[7],
+                duration_s=row[8],
+                seats=[
+                    msgspec.convert(
+                        {
+                            "seat": s[1],
+                            "name": s[2],
+                            "status": s[3],
+                            "detail": s[4],
+                            "score": s[5],
+                            "rank": s[6],
+                            "failure": None if s[3] == "ok" else s[3],
+                            "response_ms": json.loads(s[7]),
+                        },
+                        SeatSummary,
+                    )
+                    for s in seats.get(row[0], [])
+                ],
+            )
+            out.append(MatchRow(tables[row[0]], summary, row[9]))
+        return out
+
+
+class AsyncStore:
+    """The store for trio code: each call runs in a worker thread, one at a time."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._limiter = trio.CapacityLimiter(1)
+
+    async def record(
+        self, table: TableRow, summary: MatchSummary, replay: str, finished_at: str
+    ) -> None:
+        """:meth:`Store.record` off the event loop."""
+        await trio.to_thread.run_sync(
+            self.store.record, table, summary, replay, finished_at, limiter=self._limiter
+        )
+
+    async def add_tables(self, tables: list[TableRow]) -> None:
+        """:meth:`Store.add_tables` off the event loop."""
+        await trio.to_thread.run_sync(self.store.add_tables, tables, limiter=self._limiter)

@@ -1,0 +1,112 @@
+"""A tournament worker process: plays the matches its parent sends, many at once.
+
+Run as ``python -m arena.tournament.worker``. It reads :class:`~arena.tournament.jobs.Job`
+lines on stdin, plays each match with :func:`~arena.referee.match.play_match` (every match in
+its own task, so one process drives many matches), writes the replay, and answers a
+:class:`~arena.tournament.jobs.JobDone` line. When its stdin closes (the parent finished, was
+interrupted, or was killed) it cancels every match in progress, which stops their bots, and
+exits.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+import traceback
+
+import trio
+
+from arena.games.match import MatchLength
+from arena.games.registry import get_game
+from arena.referee.channel import BotSpec
+from arena.referee.clock import TimeLimits
+from arena.referee.framing import LineBuffer
+from arena.referee.match import MatchConfig, play_match
+from arena.replay import write_replay
+from arena.tournament.jobs import Job, JobDone, JobStarted, decode_job, encode, summarize
+
+MAX_JOB_LINE = 1 << 20
+
+
+class _Worker:
+    def __init__(self, out: trio.lowlevel.FdStream) -> None:
+        self.out = out
+        self.lock = trio.Lock()
+
+    async def say(self, message: JobDone | JobStarted) -> None:
+        async with self.lock:
+            await self.out.send_all(encode(message))
+
+    async def play(self, job: Job) -> None:
+        await self.say(JobStarted(table=job.table))
+        try:
+            game = get_game(job.game)
+            config = MatchConfig(
+                game=game,
+                rules=game.parse_rules(dict(job.rules)),
+                players=len(job.bots),
+                seed=job.seed,
+                length=MatchLength(target=job.target, hands=job.hands),
+                time=TimeLimits(
+                    startup_ms=job.startup_ms, move_ms=job.move_ms, bank_ms=job.bank_ms
+                ),
+            )
+            bots = [BotSpec(b.command, b.cwd) for b in job.bots]
+            replay = await play_match(config, bots)
+            await trio.to_thread.run_sync(write_replay, job.replay, replay)
+            done = JobDone(
+                table=job.table,
+                replay=job.replay,
+                referee_cpu_s=time.process_time(),
+                summary=summarize(replay),
+            )
+        except Exception:  # reported to the parent, which records the match as not played
+            done = JobDone(
+                table=job.table,
+                replay=job.replay,
+                referee_cpu_s=time.process_time(),
+                error=traceback.format_exc(limit=8),
+            )
+        await self.say(done)
+
+
+async def serve(stdin_fd: int = 0, stdout_fd: int = 1) -> None:
+    """Play every job read from ``stdin_fd`` until it closes; report on ``stdout_fd``."""
+    source = trio.lowlevel.FdStream(os.dup(stdin_fd))
+    worker = _Worker(trio.lowlevel.FdStream(os.dup(stdout_fd)))
+    buffer = LineBuffer(MAX_JOB_LINE)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_stop_on_sigterm, nursery.cancel_scope)
+        while True:
+            line = buffer.next_line()
+            if line is None:
+                data = await source.receive_some(65536)
+                if not data:
+                    break  # the parent is gone or done: stop every match (kills their bots)
+                buffer.feed(data)
+                continue
+            nursery.start_soon(worker.play, decode_job(line))
+        nursery.cancel_scope.cancel()
+
+
+async def _stop_on_sigterm(scope: trio.CancelScope) -> None:
+    """SIGTERM (the parent stopping us) cancels every match, which stops their bots cleanly."""
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
+
+
+def main() -> int:
+    """Entry point of ``python -m arena.tournament.worker``."""
+    try:
+        trio.run(serve)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
