@@ -3,8 +3,8 @@
 The game engines and the protocol are pure: they touch no processes, clocks, files or sockets,
 and neither imports the other nor anything else of ours. Randomness enters the engines only in
 ``arena/games/tiles.py``. Only ``arena/referee/process.py`` runs processes. The arrows point
-inward: nothing but ``arena/__main__.py`` imports the CLI, and only the CLI and the referee
-itself import the referee.
+inward: nothing but ``arena/__main__.py`` imports the CLI, and only the CLI, the tournament and
+the referee itself import the referee.
 """
 
 from __future__ import annotations
@@ -111,13 +111,14 @@ def test_only_the_process_module_runs_processes() -> None:
 
 
 def test_arrows_point_inward() -> None:
-    """Only __main__ imports the CLI; only the CLI and the referee itself import the referee."""
+    """Only __main__ imports the CLI; only the CLI, the tournament and the referee itself import
+    the referee (cli -> tournament -> referee -> games)."""
     for path in ALL_SOURCES:
         names = _imports(path)
         rel = _rel(path)
         if rel != "arena/__main__.py":
             assert "arena.cli" not in names, f"{rel} imports the CLI"
-        if rel != "arena/cli.py" and not rel.startswith("arena/referee/"):
+        if rel != "arena/cli.py" and not rel.startswith(("arena/referee/", "arena/tournament/")):
             referee = [n for n in names if n == "arena.referee" or n.startswith("arena.referee.")]
             assert not referee, f"{rel} imports {referee}"
 

@@ -35,10 +35,12 @@ __all__ = [
     "BotEOFError",
     "BotGoneError",
     "BotProcess",
+    "CommandResult",
     "ExitStatus",
     "LineTooLongError",
     "open_bot_process",
     "parse_command",
+    "run_capped",
     "signal_group",
 ]
 
@@ -666,3 +668,132 @@ async def open_bot_process(
         await bot.aclose()
     if body_error is not None:
         raise body_error
+
+
+# -- one-off commands (bot builds) ----------------------------------------------------------------
+
+#: After a one-off command ends (or is stopped), how long to wait for the rest of its output.
+DRAIN_GRACE_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """How a one-off command (such as a bot's build) ended.
+
+    Attributes:
+        status: its exit status.
+        output: the end of its stdout and stderr together (at most ``output_cap`` bytes).
+        output_bytes: how many bytes it wrote in all.
+        timed_out: whether it was stopped for running out of time.
+    """
+
+    status: ExitStatus
+    output: str
+    output_bytes: int
+    timed_out: bool
+
+
+class _Tail:
+    """Keeps the last ``cap`` bytes of a stream and counts all of them."""
+
+    __slots__ = ("_cap", "_data", "total")
+
+    def __init__(self, cap: int) -> None:
+        self._cap = cap
+        self._data = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        self._data += data
+        # Trim in batches (at twice the cap) so a flood costs amortised O(1) per byte.
+        if len(self._data) > 2 * self._cap:
+            del self._data[: len(self._data) - self._cap]
+
+    def text(self) -> str:
+        return bytes(self._data[-self._cap :]).decode(errors="replace")
+
+
+async def run_capped(
+    command: str | Sequence[str],
+    *,
+    cwd: str | None = None,
+    timeout_s: float,
+    output_cap: int = 1 << 16,
+) -> CommandResult:
+    """Runs a one-off command in its own process group, with no input, keeping the end of its
+    output; at the end (or at the time limit) the whole group is killed, so nothing it started
+    outlives it.
+
+    Unlike ``trio.run_process(capture_stdout=True)``, the output kept is bounded.
+
+    Raises:
+        BotCommandError: when the command cannot be started (the message says why).
+    """
+    argv = parse_command(command, cwd=cwd)
+    shown = _display(command)
+    tail = _Tail(output_cap)
+    read_fd, write_fd = os.pipe()
+    reader = trio.lowlevel.FdStream(read_fd)  # owns read_fd from here on
+    try:
+        stdin_fd = os.open(os.devnull, os.O_RDONLY)
+        try:
+            process = await trio.lowlevel.open_process(
+                argv,
+                stdin=stdin_fd,
+                stdout=write_fd,
+                stderr=write_fd,
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise BotCommandError(
+                f"command {shown!r}: cannot start: {exc.strerror or exc}"
+            ) from exc
+        finally:
+            os.close(stdin_fd)
+            os.close(write_fd)  # the command holds its own copy: EOF comes when it is done
+        timed_out = await _wait_capped(process, tail, reader, timeout_s)
+    finally:
+        reader.close()
+    return CommandResult(
+        ExitStatus.from_returncode(process.returncode), tail.text(), tail.total, timed_out
+    )
+
+
+async def _drain(stream: trio.lowlevel.FdStream, tail: _Tail, done: trio.Event) -> None:
+    try:
+        while data := await stream.receive_some(READ_CHUNK_BYTES):
+            tail.add(data)
+    except (trio.ClosedResourceError, trio.BrokenResourceError):
+        pass
+    finally:
+        done.set()
+
+
+async def _wait_capped(
+    process: trio.Process, tail: _Tail, reader: trio.lowlevel.FdStream, timeout_s: float
+) -> bool:
+    """Waits for a one-off command, reading its output; kills its process group at the end.
+
+    Returns:
+        Whether it ran out of time.
+    """
+    done = trio.Event()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_drain, reader, tail, done)
+            with trio.move_on_after(timeout_s) as deadline:
+                await process.wait()
+            # Whatever it left running in its group goes too (it would hold the pipe).
+            signal_group(process.pid, SIGKILL)
+            with trio.move_on_after(DRAIN_GRACE_S):
+                await process.wait()
+                await done.wait()
+            nursery.cancel_scope.cancel()
+    finally:
+        if process.returncode is None or not done.is_set():
+            signal_group(process.pid, SIGKILL)
+            with trio.CancelScope(shield=True), trio.move_on_after(_REAP_TIMEOUT):
+                await process.wait()
+    return deadline.cancelled_caught
