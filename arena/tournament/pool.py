@@ -68,14 +68,21 @@ class WorkerPool:
                     while queue and slot.in_flight >= slot.capacity:
                         await ready.wait()
                     if not queue:
+                        ready.notify_all()  # collectors with nothing in flight may stop
                         return
                     job = queue.pop()
                     slot.in_flight += 1
+                    ready.notify_all()
                 await slot.process.send_line(encode(job).rstrip(b"\n"))
 
-        async def collect(index: int, remaining: list[int]) -> None:
+        async def collect(index: int) -> None:
             slot = self.slots[index]
-            while remaining[0] > 0:
+            while True:
+                async with ready:
+                    while slot.in_flight == 0:
+                        if not queue:
+                            return
+                        await ready.wait()
                 try:
                     line = await slot.process.receive_line()
                 except BotEOFError:
@@ -88,17 +95,15 @@ class WorkerPool:
                     await on_started(message.table)
                     continue
                 self.cpu_s[index] = max(self.cpu_s[index], message.referee_cpu_s)
-                remaining[0] -= 1
                 async with ready:
                     slot.in_flight -= 1
                     ready.notify_all()
                 await on_done(message)
 
-        remaining = [len(jobs)]
         async with trio.open_nursery() as nursery:
             for index in range(len(self.slots)):
                 nursery.start_soon(feed, index)
-                nursery.start_soon(collect, index, remaining)
+                nursery.start_soon(collect, index)
 
 
 @asynccontextmanager

@@ -15,6 +15,7 @@ import signal
 import sys
 import time
 import traceback
+from collections.abc import AsyncIterator
 
 import trio
 
@@ -73,30 +74,33 @@ class _Worker:
 
 
 async def serve(stdin_fd: int = 0, stdout_fd: int = 1) -> None:
-    """Play every job read from ``stdin_fd`` until it closes; report on ``stdout_fd``."""
+    """Play every job read from ``stdin_fd`` until it closes; report on ``stdout_fd``.
+
+    SIGTERM (the parent stopping us) cancels every match, which stops their bots cleanly. The
+    signal stays caught until the very end, so a second SIGTERM during that clean-up cannot
+    kill the worker half-way and orphan bots.
+    """
     source = trio.lowlevel.FdStream(os.dup(stdin_fd))
     worker = _Worker(trio.lowlevel.FdStream(os.dup(stdout_fd)))
     buffer = LineBuffer(MAX_JOB_LINE)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(_stop_on_sigterm, nursery.cancel_scope)
-        while True:
-            line = buffer.next_line()
-            if line is None:
-                data = await source.receive_some(65536)
-                if not data:
-                    break  # the parent is gone or done: stop every match (kills their bots)
-                buffer.feed(data)
-                continue
-            nursery.start_soon(worker.play, decode_job(line))
-        nursery.cancel_scope.cancel()
-
-
-async def _stop_on_sigterm(scope: trio.CancelScope) -> None:
-    """SIGTERM (the parent stopping us) cancels every match, which stops their bots cleanly."""
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
-        async for _ in signals:
-            scope.cancel()
-            return
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_cancel_on_signal, signals, nursery.cancel_scope)
+            while True:
+                line = buffer.next_line()
+                if line is None:
+                    data = await source.receive_some(65536)
+                    if not data:
+                        break  # the parent is gone or done: stop every match and its bots
+                    buffer.feed(data)
+                    continue
+                nursery.start_soon(worker.play, decode_job(line))
+            nursery.cancel_scope.cancel()
+
+
+async def _cancel_on_signal(signals: AsyncIterator[int], scope: trio.CancelScope) -> None:
+    async for _ in signals:
+        scope.cancel()
 
 
 def main() -> int:

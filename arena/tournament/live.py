@@ -1,0 +1,176 @@
+"""What a person sees while a tournament runs: a live view on a terminal, plain lines elsewhere.
+
+The live view (rich) shows a progress bar with the ETA, matches per second, the top of the
+standings and the failures so far; redirected to a file or a pipe, the same run prints one
+plain line per finished match instead.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Protocol, TextIO
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from arena.tournament.standings import Standings
+from arena.tournament.store import MatchRow
+
+TOP_ROWS = 8
+
+
+@dataclass
+class RunProgress:
+    """Counts of the run so far (this run only; ``done`` includes matches from before a
+    resume)."""
+
+    total: int
+    done: int
+    started_at: float = field(default_factory=time.monotonic)
+    played: int = 0
+    moves: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+    referee_cpu_s: float = 0.0
+
+    @property
+    def matches_per_s(self) -> float:
+        """Matches finished per second in this run."""
+        elapsed = time.monotonic() - self.started_at
+        return self.played / elapsed if elapsed > 0 else 0.0
+
+    @property
+    def cpu_us_per_move(self) -> float | None:
+        """The arena's own CPU (referee workers) per move, in microseconds."""
+        return self.referee_cpu_s / self.moves * 1e6 if self.moves else None
+
+
+class Reporter(Protocol):
+    """Receives the events of a run."""
+
+    def begin(self, progress: RunProgress) -> None: ...
+
+    def finished(self, row: MatchRow, progress: RunProgress, standings: Standings) -> None: ...
+
+    def end(self) -> None: ...
+
+
+def standings_table(standings: Standings, limit: int | None = None, title: str = "") -> Table:
+    """The standings as a rich table (the first ``limit`` lines)."""
+    table = Table(title=title or None, title_justify="left")
+    for name, justify in (
+        ("#", "right"),
+        ("bot", "left"),
+        ("points", "right"),
+        ("W-D-L", "right"),
+        ("matches", "right"),
+        ("avg/hand", "right"),
+        ("failures", "left"),
+        ("median ms", "right"),
+        ("p95 ms", "right"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for place, bot in enumerate(standings.bots[:limit], start=1):
+        failures = ", ".join(f"{k} {v}" for k, v in sorted(bot.failures.items())) or "-"
+        table.add_row(
+            str(place),
+            bot.name,
+            f"{bot.points:g}",
+            f"{bot.wins}-{bot.draws}-{bot.losses}",
+            str(bot.matches),
+            f"{bot.avg_hand_score:.1f}",
+            failures,
+            _ms(bot.median_ms),
+            _ms(bot.p95_ms),
+        )
+    return table
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+class LiveReporter:
+    """The live terminal view."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console()
+        self.bar = Progress(
+            TextColumn("matches"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self.console,
+        )
+        self.task = self.bar.add_task("matches", total=1, rate="")
+        self.live: Live | None = None
+        self.standings: Standings | None = None
+        self.progress: RunProgress | None = None
+
+    def _view(self) -> Group:
+        parts: list[object] = [self.bar]
+        if self.progress is not None:
+            failures = sum(self.progress.failures.values())
+            kinds = ", ".join(f"{k} {v}" for k, v in sorted(self.progress.failures.items()))
+            parts.append(f"failures: {failures}" + (f" ({kinds})" if kinds else ""))
+        if self.standings is not None and self.standings.bots:
+            parts.append(standings_table(self.standings, TOP_ROWS, "top of the standings"))
+        return Group(*parts)  # type: ignore[arg-type]
+
+    def begin(self, progress: RunProgress) -> None:
+        self.progress = progress
+        self.bar.update(self.task, total=progress.total, completed=progress.done)
+        self.live = Live(self._view(), console=self.console, refresh_per_second=4)
+        self.live.start()
+
+    def finished(self, row: MatchRow, progress: RunProgress, standings: Standings) -> None:
+        self.progress = progress
+        self.standings = standings
+        self.bar.update(self.task, completed=progress.done, rate=f"{progress.matches_per_s:.1f}/s")
+        if self.live is not None:
+            self.live.update(self._view())
+
+    def end(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+
+class PlainReporter:
+    """One line per finished match, for logs and pipes."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+
+    def begin(self, progress: RunProgress) -> None:
+        print(f"{progress.done} of {progress.total} matches already played", file=self.out)
+
+    def finished(self, row: MatchRow, progress: RunProgress, standings: Standings) -> None:
+        summary = row.summary
+        order = sorted(summary.seats, key=lambda s: (s.rank, s.seat))
+        who = ", ".join(
+            f"{s.name} {s.score}" + ("" if s.status.value == "ok" else f" [{s.status.value}]")
+            for s in order
+        )
+        print(
+            f"[{progress.done}/{progress.total}] table {row.table.idx}: {who}",
+            file=self.out,
+            flush=True,
+        )
+
+    def end(self) -> None:
+        pass

@@ -1,0 +1,265 @@
+"""Run a tournament: schedule, worker processes, the database, events and the live view.
+
+The parent process only dispatches matches and records results: matches are played by worker
+processes (:mod:`arena.tournament.pool`), each with many matches at once. Each result is
+written to the database in its own transaction as soon as it arrives, so an interrupted
+tournament resumes exactly where it stopped: a table whose match is recorded is never played
+again, and every deal is derived from the tournament seed, so the final standings are those of
+an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.tournament.jobs import Job, JobBot, JobDone
+from arena.tournament.live import Reporter, RunProgress
+from arena.tournament.pool import open_worker_pool
+from arena.tournament.schedule import Table, build_schedule, swiss_round
+from arena.tournament.settings import TournamentSettings
+from arena.tournament.standings import Standings, compute_standings
+from arena.tournament.store import AsyncStore, EntrantRow, MatchRow, Store, TableRow
+
+
+class TournamentError(Exception):
+    """A tournament that cannot go on (the message says why and what to do)."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run (not what): parallelism, files."""
+
+    out_dir: Path
+    concurrency: int = 4
+    workers: int = 2
+    events: Path | None = None
+
+
+def table_rows(tables: list[Table], entrant_ids: list[int]) -> list[TableRow]:
+    """Schedule tables (entrant positions) as database rows (entrant ids)."""
+    return [
+        TableRow(
+            idx=t.index,
+            round=t.round,
+            seed=t.seed,
+            deal_group=t.deal_group,
+            rotation=t.rotation,
+            seats=tuple(entrant_ids[i] for i in t.seats),
+        )
+        for t in tables
+    ]
+
+
+def initial_tables(settings: TournamentSettings, entrant_ids: list[int]) -> list[TableRow]:
+    """The schedule known before any result: all of it, or Swiss round 1."""
+    if settings.format == "swiss":
+        tables = swiss_round(
+            n_entrants=len(entrant_ids),
+            points=[0.0] * len(entrant_ids),
+            played=[],
+            round_number=1,
+            first_index=0,
+            seed=settings.seed,
+        )
+    else:
+        tables = build_schedule(
+            n_entrants=len(entrant_ids),
+            players=settings.players,
+            fmt=settings.format,
+            rounds=settings.rounds,
+            seed=settings.seed,
+        )
+    return table_rows(tables, entrant_ids)
+
+
+class TournamentRun:
+    """One run of a tournament (a fresh start or a resume) against its database."""
+
+    def __init__(
+        self,
+        settings: TournamentSettings,
+        store: Store,
+        options: RunOptions,
+        reporter: Reporter,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.async_store = AsyncStore(store)
+        self.options = options
+        self.reporter = reporter
+        self.entrants = {e.id: e for e in store.entrants()}
+        self.rows: list[MatchRow] = store.matches()
+        self.errors: list[str] = []
+        self.pending: dict[int, TableRow] = {}
+        self.replays = options.out_dir / "replays"
+        self.logs = options.out_dir / "logs"
+
+    def standings(self) -> Standings:
+        """The standings over every match recorded so far."""
+        return compute_standings(list(self.entrants.values()), self.rows)
+
+    async def run(self) -> Standings:
+        """Play every table not yet recorded (and the later Swiss rounds); the standings."""
+        self.replays.mkdir(parents=True, exist_ok=True)
+        progress = RunProgress(total=self._expected_total(), done=len(self.rows))
+        self.progress = progress
+        self.reporter.begin(progress)
+        try:
+            async with open_worker_pool(self.options.concurrency, self.options.workers) as pool:
+                while True:
+                    finished = {r.table.idx for r in self.rows}
+                    pending = [t for t in self.store.tables() if t.idx not in finished]
+                    if not pending:
+                        more = self._next_swiss_round()
+                        if not more:
+                            break
+                        await self.async_store.add_tables(more)
+                        continue
+                    self.pending = {t.idx: t for t in pending}
+                    jobs = [self._job(t) for t in pending]
+                    await pool.run(jobs, self._started, self._finished)
+                    progress.referee_cpu_s = sum(pool.cpu_s)
+        finally:
+            self.reporter.end()
+        if self.errors:
+            raise TournamentError(
+                f"{len(self.errors)} match(es) could not be played because of an internal "
+                f"error (see {self.logs}); the others are recorded: run again with --resume"
+            )
+        return self.standings()
+
+    def _expected_total(self) -> int:
+        if self.settings.format != "swiss":
+            return len(self.store.tables())
+        per_round = len([e for e in self.entrants.values() if e.excluded is None]) // 2
+        return per_round * self.settings.rounds
+
+    def _next_swiss_round(self) -> list[TableRow]:
+        """The next Swiss round's tables, paired on the results so far (none when done)."""
+        if self.settings.format != "swiss":
+            return []
+        tables = self.store.tables()
+        played_rounds = max((t.round for t in tables), default=0)
+        if played_rounds >= self.settings.rounds:
+            return []
+        ids = [e.id for e in self.entrants.values() if e.excluded is None]
+        position = {entrant: i for i, entrant in enumerate(ids)}
+        points = [0.0] * len(ids)
+        standings = self.standings()
+        for bot in standings.bots:
+            if bot.entrant in position:
+                points[position[bot.entrant]] = bot.points
+        played = [tuple(position[s] for s in t.seats) for t in tables]
+        new = swiss_round(
+            n_entrants=len(ids),
+            points=points,
+            played=played,
+            round_number=played_rounds + 1,
+            first_index=len(tables),
+            seed=self.settings.seed,
+        )
+        return table_rows(new, ids)
+
+    def _names(self, table: TableRow) -> list[str]:
+        return [self.entrants[e].name for e in table.seats]
+
+    def _job(self, table: TableRow) -> Job:
+        settings = self.settings
+        names = "-".join(_slug(n) for n in self._names(table))
+        replay = self.replays / f"t{table.idx:05d}-r{table.round}-{names}.json"
+        return Job(
+            table=table.idx,
+            game=settings.game,
+            rules=settings.rules,
+            seed=table.seed,
+            target=settings.target,
+            hands=settings.hands,
+            startup_ms=settings.startup_ms,
+            move_ms=settings.move_ms,
+            bank_ms=settings.bank_ms,
+            bots=[JobBot(self.entrants[e].command, self.entrants[e].cwd) for e in table.seats],
+            replay=str(replay),
+        )
+
+    async def _started(self, table: int) -> None:
+        names = self._names(self.pending[table])
+        await self._event({"event": "match_started", "table": table, "seats": names})
+
+    async def _finished(self, result: JobDone) -> None:
+        await self._done(self.pending[result.table], result)
+
+    async def _done(self, table: TableRow, result: JobDone) -> None:
+        if result.summary is None:
+            self.errors.append(result.error or "unknown error")
+            self.logs.mkdir(parents=True, exist_ok=True)
+            log = self.logs / f"t{table.idx:05d}-internal-error.txt"
+            await trio.Path(log).write_text(result.error or "")
+            return
+        finished_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        await self.async_store.record(table, result.summary, result.replay, finished_at)
+        row = MatchRow(table, result.summary, result.replay)
+        self.rows.append(row)
+        progress = self.progress
+        progress.done += 1
+        progress.played += 1
+        progress.moves += result.summary.moves
+        for seat in result.summary.seats:
+            if seat.failure is not None:
+                progress.failures[seat.failure] += 1
+        await self._event(
+            {
+                "event": "match_finished",
+                "table": table.idx,
+                "seats": self._names(table),
+                "scores": result.summary.scores,
+                "ranks": [s.rank for s in result.summary.seats],
+                "statuses": [s.status.value for s in result.summary.seats],
+                "replay": result.replay,
+            }
+        )
+        self.reporter.finished(row, progress, self.standings())
+
+    async def _event(self, event: dict[str, Any]) -> None:
+        path = self.options.events
+        if path is None:
+            return
+        event = {"time": datetime.datetime.now(datetime.UTC).isoformat(), **event}
+        line = json.dumps(event) + "\n"
+        await trio.to_thread.run_sync(_append, path, line)
+
+
+def _append(path: Path, line: str) -> None:
+    with path.open("a", encoding="utf-8") as f:
+        f.write(line)
+        f.flush()
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.]+", "_", name)[:24] or "bot"
+
+
+def new_entrant_rows(
+    names: list[str],
+    commands: list[str],
+    cwds: list[str | None],
+    languages: list[str | None],
+    excluded: list[str | None],
+) -> list[EntrantRow]:
+    """Entrant rows numbered from 1 in the order given."""
+    return [
+        EntrantRow(i + 1, n, c, d, lang, x)
+        for i, (n, c, d, lang, x) in enumerate(
+            zip(names, commands, cwds, languages, excluded, strict=True)
+        )
+    ]
+
+
+Factory = Callable[[], Reporter]
