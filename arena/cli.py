@@ -15,11 +15,13 @@ import secrets
 import sys
 import traceback
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import trio
 
+from arena.games.api import Game
 from arena.games.match import MatchLength
 from arena.games.registry import GAMES, get_game
 from arena.referee.clock import TimeLimits
@@ -73,6 +75,58 @@ def _hand_size(text: str) -> int | str:
     raise argparse.ArgumentTypeError(f"{text!r} is not one of 5, 7, 9-n")
 
 
+def _add_match_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags every command that plays matches shares: game, length, clocks, rules."""
+    parser.add_argument("--game", default="matador", choices=sorted(GAMES), help="the game")
+    length = parser.add_mutually_exclusive_group()
+    length.add_argument("--hands", type=_positive, help="play exactly N hands per match")
+    length.add_argument("--target", type=_positive, help="play matches to P points (default 100)")
+    parser.add_argument("--move-ms", type=_positive, default=1000, help="per-move limit (1000)")
+    parser.add_argument("--bank-ms", type=_non_negative, default=0, help="time bank (0)")
+    parser.add_argument("--startup-ms", type=_positive, default=5000, help="startup limit (5000)")
+    rules = parser.add_argument_group("Matador rules (docs/rules.md)")
+    rules.add_argument("--hand-size", type=_hand_size, default=5, help="5 (default), 7 or 9-n")
+    rules.add_argument("--lead", choices=["any", "highest_double"], default="any")
+    rules.add_argument(
+        "--draw-when-playable", choices=["matador_only", "never", "always"], default="matador_only"
+    )
+    rules.add_argument("--reserve", type=int, choices=[0, 2], default=0)
+    rules.add_argument(
+        "--draw-mode", choices=["until_playable", "one_then_pass"], default="until_playable"
+    )
+
+
+@dataclass(frozen=True)
+class _MatchFlags:
+    game: Game
+    rules: Any
+    time: TimeLimits
+    length: MatchLength
+
+
+def _match_flags(args: argparse.Namespace) -> _MatchFlags:
+    """The game, rules, clocks and match length the flags ask for (usage errors named)."""
+    game = get_game(args.game)
+    try:
+        rules = game.parse_rules(
+            {
+                "hand_size": args.hand_size,
+                "lead": args.lead,
+                "draw_when_playable": args.draw_when_playable,
+                "reserve": args.reserve,
+                "draw_mode": args.draw_mode,
+            }
+        )
+        time = TimeLimits(startup_ms=args.startup_ms, move_ms=args.move_ms, bank_ms=args.bank_ms)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if args.hands is not None:
+        length = MatchLength(target=None, hands=args.hands)
+    else:
+        length = MatchLength(target=args.target or 100)
+    return _MatchFlags(game, rules, time, length)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
@@ -91,26 +145,10 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="BOT",
         help="a bot command line, quoted, e.g. 'python3 sample_bots/greedy.py' (2 to 4 bots)",
     )
-    play.add_argument("--game", default="matador", choices=sorted(GAMES), help="the game")
     play.add_argument("--seed", type=_seed, help="match seed (default: a random one, printed)")
-    length = play.add_mutually_exclusive_group()
-    length.add_argument("--hands", type=_positive, help="play exactly N hands")
-    length.add_argument("--target", type=_positive, help="play to P points (default 100)")
-    play.add_argument("--move-ms", type=_positive, default=1000, help="per-move limit (1000)")
-    play.add_argument("--bank-ms", type=_non_negative, default=0, help="time bank (0)")
-    play.add_argument("--startup-ms", type=_positive, default=5000, help="startup limit (5000)")
     play.add_argument("--replay", type=Path, help="replay file (default: replays/TIME-SEED.json)")
     play.add_argument("--json", action="store_true", help="print one JSON object as the result")
-    rules = play.add_argument_group("Matador rules (docs/rules.md)")
-    rules.add_argument("--hand-size", type=_hand_size, default=5, help="5 (default), 7 or 9-n")
-    rules.add_argument("--lead", choices=["any", "highest_double"], default="any")
-    rules.add_argument(
-        "--draw-when-playable", choices=["matador_only", "never", "always"], default="matador_only"
-    )
-    rules.add_argument("--reserve", type=int, choices=[0, 2], default=0)
-    rules.add_argument(
-        "--draw-mode", choices=["until_playable", "one_then_pass"], default="until_playable"
-    )
+    _add_match_flags(play)
 
     verify = commands.add_parser(
         "verify",
@@ -123,12 +161,17 @@ def _build_parser() -> argparse.ArgumentParser:
 
     view = commands.add_parser(
         "view",
-        help="show a replay move by move in the terminal",
+        help="show a replay move by move in the terminal, or write it as a web page",
         description="Show a replay: step with the keys on a terminal, or print every step when "
-        "the output is not a terminal or with --all.",
+        "the output is not a terminal or with --all; with --html, write a self-contained page "
+        "that shows it in a browser (docs/viewer.md).",
     )
     view.add_argument("replay", type=Path)
-    view.add_argument("--all", action="store_true", help="print every step at once")
+    shown = view.add_mutually_exclusive_group()
+    shown.add_argument("--all", action="store_true", help="print every step at once")
+    shown.add_argument(
+        "--html", type=Path, metavar="OUT.html", help="write the replay viewer page to OUT.html"
+    )
 
     schema = commands.add_parser(
         "schema",
@@ -172,24 +215,8 @@ def _play(args: argparse.Namespace) -> int:
         raise UsageError(f"a match needs 2 to 4 bots, {len(args.bots)} given")
     for command in args.bots:
         _check_bot_command(command)
-    game = get_game(args.game)
-    try:
-        rules = game.parse_rules(
-            {
-                "hand_size": args.hand_size,
-                "lead": args.lead,
-                "draw_when_playable": args.draw_when_playable,
-                "reserve": args.reserve,
-                "draw_mode": args.draw_mode,
-            }
-        )
-        time = TimeLimits(startup_ms=args.startup_ms, move_ms=args.move_ms, bank_ms=args.bank_ms)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    if args.hands is not None:
-        length = MatchLength(target=None, hands=args.hands)
-    else:
-        length = MatchLength(target=args.target or 100)
+    flags = _match_flags(args)
+    game, rules, time, length = flags.game, flags.rules, flags.time, flags.length
     seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     replay_path: Path = args.replay or Path(
         "replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json"
@@ -277,9 +304,28 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _view(args: argparse.Namespace) -> int:
+    if args.html is not None:
+        return _view_html(_read(args.replay), args.html)
     from arena.view.terminal import view_replay
 
     return view_replay(_read(args.replay), show_all=args.all)
+
+
+def _view_html(replay: Replay, out: Path) -> int:
+    from arena.view.html import write_html
+    from arena.view.steps import StepsError
+
+    if out.is_dir():
+        raise UsageError(f"--html {str(out)!r} is a directory; give a file name")
+    try:
+        written = write_html(replay, out)
+    except StepsError as error:
+        print(f"arena view: cannot show this replay: {error} (see arena verify)", file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as error:
+        raise UsageError(f"cannot write {str(out)!r}: {error.strerror or error}") from None
+    print(f"wrote {written} (open it in a browser)")
+    return EXIT_OK
 
 
 def _schema(args: argparse.Namespace) -> int:

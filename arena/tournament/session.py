@@ -1,0 +1,103 @@
+"""Starting and resuming tournaments: what ``arena tournament`` does between parsing its flags
+and printing the standings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from arena.tournament.entrants import Entrant, Excluded, prepare, scan
+from arena.tournament.live import Reporter
+from arena.tournament.runner import RunOptions, TournamentRun, initial_tables
+from arena.tournament.settings import TournamentSettings
+from arena.tournament.standings import Standings
+from arena.tournament.store import EntrantRow, Store, StoreError
+
+
+class SessionError(Exception):
+    """The tournament cannot start or resume; the message says why."""
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A tournament ready to run: its database, settings, and the bots left out."""
+
+    store: Store
+    settings: TournamentSettings
+    excluded: list[Excluded]
+    skipped: list[str]
+
+
+def open_new(
+    bots: list[str],
+    settings: TournamentSettings,
+    db_path: Path,
+    *,
+    build_timeout_s: float = 300.0,
+) -> Opened:
+    """Find the bots, build them, check their handshake, and create the tournament database.
+
+    Raises:
+        EntrantError: a bad bot argument or manifest (the message lists every problem).
+        SessionError: too few bots left, or a database that already holds a tournament.
+    """
+    found = scan(bots)
+    kept, excluded = trio.run(
+        lambda: prepare(found.entrants, startup_ms=settings.startup_ms,
+                        build_timeout_s=build_timeout_s)
+    )
+    if len(kept) < settings.players:
+        raise SessionError(
+            f"only {len(kept)} bot(s) passed their build and handshake; a table needs "
+            f"{settings.players}" + _excluded_text(excluded)
+        )
+    rows = _entrant_rows(found.entrants, excluded)
+    ids = [r.id for r in rows if r.excluded is None]
+    try:
+        store = Store(db_path)
+        store.create(settings.to_dict(), rows, initial_tables(settings, ids))
+    except StoreError as error:
+        raise SessionError(str(error)) from None
+    skipped = [f"{s.path}: {s.reason}" for s in found.skipped]
+    return Opened(store, settings, excluded, skipped)
+
+
+def open_existing(db_path: Path) -> Opened:
+    """Reopen a tournament's database to resume it.
+
+    Raises:
+        SessionError: no such database, or one with no tournament in it.
+    """
+    if not db_path.exists():
+        raise SessionError(f"no tournament database at {str(db_path)!r} to resume")
+    try:
+        store = Store(db_path)
+    except StoreError as error:
+        raise SessionError(str(error)) from None
+    config = store.config()
+    if config is None:
+        raise SessionError(f"{str(db_path)!r} holds no tournament to resume")
+    return Opened(store, TournamentSettings.from_dict(config), [], [])
+
+
+def run(opened: Opened, options: RunOptions, reporter: Reporter) -> Standings:
+    """Play what is left of the tournament; returns the final standings."""
+    runner = TournamentRun(opened.settings, opened.store, options, reporter)
+    return trio.run(runner.run)
+
+
+def _entrant_rows(entrants: list[Entrant], excluded: list[Excluded]) -> list[EntrantRow]:
+    why = {x.entrant.name: f"{x.stage}: {x.reason}" for x in excluded}
+    return [
+        EntrantRow(i + 1, e.name, e.command, e.cwd, e.language, why.get(e.name))
+        for i, e in enumerate(entrants)
+    ]
+
+
+def _excluded_text(excluded: list[Excluded]) -> str:
+    if not excluded:
+        return ""
+    lines = [f"\n  {x.entrant.name}: {x.stage}: {x.reason}" for x in excluded]
+    return "; left out:" + "".join(lines)
