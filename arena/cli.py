@@ -150,6 +150,61 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", action="store_true", help="print one JSON object as the result")
     _add_match_flags(play)
 
+    tournament = commands.add_parser(
+        "tournament",
+        help="play a tournament between bots: standings, ratings, replays",
+        description="Play a tournament between bots (command lines, bot folders, or folders of "
+        "bot folders) and print the standings. Results go to a database as each match "
+        "finishes; --resume continues an interrupted tournament exactly where it stopped.",
+    )
+    tournament.add_argument(
+        "bots",
+        nargs="*",
+        metavar="BOT",
+        help="a bot command line (quoted), a bot folder with bot.toml, or a folder of them",
+    )
+    tournament.add_argument(
+        "--format", choices=["round-robin", "gauntlet", "swiss"], default="round-robin"
+    )
+    tournament.add_argument("--players", type=int, choices=[2, 3, 4], default=2)
+    tournament.add_argument(
+        "--rounds", type=_positive, default=1, help="times the schedule is played (Swiss: rounds)"
+    )
+    tournament.add_argument(
+        "--concurrency", type=_positive, default=4, help="matches at once, in all (4)"
+    )
+    tournament.add_argument(
+        "--workers",
+        type=_positive,
+        default=os.cpu_count() or 1,
+        help="worker processes (default: one per core)",
+    )
+    tournament.add_argument("--seed", type=_seed, help="tournament seed (default: random, shown)")
+    tournament.add_argument(
+        "--out", type=Path, help="output folder (default: tournaments/TIME-SEED)"
+    )
+    tournament.add_argument("--db", type=Path, help="database (default: OUT/tournament.db)")
+    tournament.add_argument(
+        "--resume", action="store_true", help="continue the tournament in --db (or --out)"
+    )
+    tournament.add_argument(
+        "--events", type=Path, help="append one JSON line per match started and finished"
+    )
+    tournament.add_argument(
+        "--build-timeout", type=_positive, default=300, help="seconds a bot's build may take"
+    )
+    _add_match_flags(tournament)
+
+    standings = commands.add_parser(
+        "standings",
+        help="show a tournament's standings from its database",
+        description="Print the standings, ratings and cross-table of a tournament database.",
+    )
+    standings.add_argument("--db", type=Path, required=True)
+    fmt = standings.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="one JSON document")
+    fmt.add_argument("--csv", action="store_true", help="the standings as CSV")
+
     verify = commands.add_parser(
         "verify",
         help="re-run a replay through the engine and check it",
@@ -348,7 +403,108 @@ def _read(path: Path) -> Replay:
         raise UsageError(str(error)) from None
 
 
-_HANDLERS = {"play": _play, "verify": _verify, "view": _view, "schema": _schema}
+def _tournament(args: argparse.Namespace) -> int:
+    from arena.tournament.entrants import EntrantError
+    from arena.tournament.live import LiveReporter, PlainReporter, Reporter
+    from arena.tournament.report import final_report
+    from arena.tournament.runner import RunOptions, TournamentError
+    from arena.tournament.session import SessionError, open_existing, open_new
+    from arena.tournament.session import run as run_session
+    from arena.tournament.settings import TournamentSettings
+
+    if args.resume:
+        db = args.db or (args.out / "tournament.db" if args.out else None)
+        if db is None:
+            raise UsageError("--resume needs the tournament's --db (or its --out folder)")
+        out_dir = args.out or db.parent
+        try:
+            opened = open_existing(db)
+        except SessionError as error:
+            raise UsageError(str(error)) from None
+        print(f"Resuming the tournament in {db} (seed {opened.settings.seed})", flush=True)
+    else:
+        if not args.bots:
+            raise UsageError("give the bots to play (command lines or bot folders)")
+        flags = _match_flags(args)
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+        stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}"
+        out_dir = args.out or Path("tournaments", stamp)
+        db = args.db or out_dir / "tournament.db"
+        try:
+            settings = TournamentSettings(
+                game=flags.game.name,
+                rules=flags.game.rules_dict(flags.rules),
+                players=args.players,
+                format=args.format,
+                rounds=args.rounds,
+                hands=flags.length.hands,
+                target=flags.length.target,
+                startup_ms=flags.time.startup_ms,
+                move_ms=flags.time.move_ms,
+                bank_ms=flags.time.bank_ms,
+                seed=seed,
+            )
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        print(f"Tournament seed {seed}: checking {len(args.bots)} bot argument(s) ...", flush=True)
+        try:
+            opened = open_new(args.bots, settings, db, build_timeout_s=args.build_timeout)
+        except (EntrantError, SessionError) as error:
+            raise UsageError(str(error)) from None
+        for line in opened.skipped:
+            print(f"  skipped {line}")
+        for excluded in opened.excluded:
+            print(f"  left out {excluded.entrant.name}: {excluded.stage}: {excluded.reason}")
+    options = RunOptions(
+        out_dir=out_dir, concurrency=args.concurrency, workers=args.workers, events=args.events
+    )
+    reporter: Reporter = LiveReporter() if sys.stdout.isatty() else PlainReporter()
+    try:
+        standings = run_session(opened, options, reporter)
+    except KeyboardInterrupt:
+        done = len(opened.store.finished())
+        total = len(opened.store.tables())
+        print(
+            f"\nInterrupted: every running match was stopped and its bots ended; {done} of "
+            f"{total} matches are recorded in {db}.\nResume with: arena tournament --resume "
+            f"--db {db}",
+            file=sys.stderr,
+        )
+        return 130
+    except TournamentError as error:
+        print(f"arena tournament: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    print(final_report(opened.store, standings, out_dir, db))
+    return EXIT_OK
+
+
+def _standings(args: argparse.Namespace) -> int:
+    from arena.tournament.report import standings_csv, standings_document, standings_text
+    from arena.tournament.store import Store, StoreError
+
+    if not args.db.exists():
+        raise UsageError(f"no tournament database at {str(args.db)!r}")
+    try:
+        store = Store(args.db)
+    except StoreError as error:
+        raise UsageError(str(error)) from None
+    if args.json:
+        print(json.dumps(standings_document(store), indent=2))
+    elif args.csv:
+        sys.stdout.write(standings_csv(store))
+    else:
+        print(standings_text(store))
+    return EXIT_OK
+
+
+_HANDLERS = {
+    "play": _play,
+    "tournament": _tournament,
+    "standings": _standings,
+    "verify": _verify,
+    "view": _view,
+    "schema": _schema,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

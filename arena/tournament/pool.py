@@ -10,7 +10,7 @@ when its stdin closes or it receives SIGTERM.
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
@@ -53,24 +53,38 @@ class WorkerPool:
 
     async def run(
         self,
-        jobs: list[Job],
+        jobs: Iterable[Job],
         on_started: Callable[[int], Awaitable[None]],
         on_done: Callable[[JobDone], Awaitable[None]],
     ) -> None:
-        """Play every job; ``on_done`` is awaited for each result as it arrives."""
-        queue = list(reversed(jobs))
+        """Play every job; ``on_done`` is awaited for each result as it arrives.
+
+        ``jobs`` is consumed lazily, one job whenever a worker has room: a generator may stop
+        early (as the SPRT does once it has decided); the matches in progress then finish.
+        """
+        source = iter(jobs)
+        exhausted = False
         ready = trio.Condition()
+
+        def take() -> Job | None:
+            nonlocal exhausted
+            if not exhausted:
+                job = next(source, None)
+                if job is not None:
+                    return job
+                exhausted = True
+            return None
 
         async def feed(index: int) -> None:
             slot = self.slots[index]
             while True:
                 async with ready:
-                    while queue and slot.in_flight >= slot.capacity:
+                    while not exhausted and slot.in_flight >= slot.capacity:
                         await ready.wait()
-                    if not queue:
+                    job = take()
+                    if job is None:
                         ready.notify_all()  # collectors with nothing in flight may stop
                         return
-                    job = queue.pop()
                     slot.in_flight += 1
                     ready.notify_all()
                 await slot.process.send_line(encode(job).rstrip(b"\n"))
@@ -80,7 +94,7 @@ class WorkerPool:
             while True:
                 async with ready:
                     while slot.in_flight == 0:
-                        if not queue:
+                        if exhausted:
                             return
                         await ready.wait()
                 try:
@@ -95,10 +109,12 @@ class WorkerPool:
                     await on_started(message.table)
                     continue
                 self.cpu_s[index] = max(self.cpu_s[index], message.referee_cpu_s)
+                # The result is taken in before the slot frees up, so a job source that decides
+                # on results (the SPRT) has seen it before it is asked for the next job.
+                await on_done(message)
                 async with ready:
                     slot.in_flight -= 1
                     ready.notify_all()
-                await on_done(message)
 
         async with trio.open_nursery() as nursery:
             for index in range(len(self.slots)):
