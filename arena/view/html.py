@@ -1,0 +1,420 @@
+"""``arena view REPLAY --html OUT.html``: a replay as one self-contained web page.
+
+The page holds everything it needs: the CSS and the JavaScript of the viewer (``viewer.css`` and
+``viewer.js`` beside this module, inlined) and the *viewer data*, a JSON document computed here
+from :func:`arena.view.steps.build_steps`. Every position, every sentence and every piece of
+evidence the page shows is in that data, so the browser decides no rule: it only draws. The page
+loads nothing from the network and opens from disk.
+
+The viewer data carries its own version (:data:`VIEWER_DATA_VERSION`) and the replay's format;
+the page refuses a version it does not know with a message instead of drawing nonsense.
+
+Pure but for :func:`write_html`, which writes the file.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import signal
+from collections.abc import Sequence
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from arena.games.api import Move
+from arena.games.tiles import Tile, tile_str
+from arena.replay import Failure, Replay, Status
+from arena.view.steps import (
+    Board,
+    Step,
+    StepKind,
+    build_steps,
+    describe,
+    failure_text,
+    match_length_text,
+    printable,
+    result_text,
+    seat_label,
+)
+from arena.view.terminal import SPECIAL_TILES
+from arena.wire import move_from_wire
+
+#: The version of the viewer data layout embedded in a page. The page's script reads only this
+#: version (``VIEWER_DATA_VERSION`` in viewer.js must match) and refuses any other.
+VIEWER_DATA_VERSION = 1
+
+#: The most of a bot's stderr the page keeps (its end): enough to read, never a huge page.
+STDERR_KEEP = 4000
+
+_ASSETS = "arena.view"
+
+
+# -- the viewer data ---------------------------------------------------------------------------
+
+
+def viewer_data(replay: Replay, steps: Sequence[Step] | None = None) -> dict[str, Any]:
+    """The JSON-ready document the page draws: the match, the seats and every display step.
+
+    Args:
+        replay: the replay.
+        steps: its display steps (default: :func:`build_steps` of ``replay``).
+
+    Raises:
+        arena.view.steps.StepsError: when the replay does not re-run through the engine.
+    """
+    steps = build_steps(replay) if steps is None else steps
+    special = sorted(SPECIAL_TILES.get(replay.game, frozenset()))
+    names = [printable(s.name) for s in replay.seats]
+    return {
+        "viewer_data": VIEWER_DATA_VERSION,
+        "replay_format": replay.format,
+        "title": _title(replay, names),
+        "match": {
+            "game": replay.game,
+            "players": replay.players,
+            "seed": replay.seed,
+            "protocol": replay.protocol,
+            "length": match_length_text(replay),
+            "hands": replay.match.hands,
+            "target": replay.match.target,
+            "rules": {str(k): printable(str(v)) for k, v in replay.rules.items()},
+            "time": {
+                "move_ms": replay.time.move_ms,
+                "bank_ms": replay.time.bank_ms,
+                "startup_ms": replay.time.startup_ms,
+            },
+            "started_at": printable(replay.started_at),
+            "duration_s": replay.duration_s,
+            "hands_played": len(replay.hands),
+        },
+        "special": [list(t) for t in special],
+        "seats": [_seat_data(replay, seat) for seat in range(replay.players)],
+        "steps": _steps_data(replay, steps),
+    }
+
+
+def _title(replay: Replay, names: list[str]) -> str:
+    """``Matador: greedy vs random vs greedy-js (seed 7)``."""
+    return f"{replay.game.capitalize()}: {' vs '.join(names)} (seed {replay.seed})"
+
+
+def _seat_data(replay: Replay, seat: int) -> dict[str, Any]:
+    record = replay.seats[seat]
+    failure = record.failure
+    return {
+        "seat": seat,
+        "name": printable(record.name),
+        "label": seat_label(replay, seat),
+        "command": printable(record.command),
+        "status": record.status.value,
+        "failure_text": (
+            ""
+            if record.status is Status.OK
+            else failure_text(record.status, failure, record.detail)
+        ),
+        "startup_failure": failure is not None and failure.phase == "startup",
+        "evidence": evidence_rows(failure) if failure is not None else [],
+        "stderr_tail": printable_block(record.stderr[-STDERR_KEEP:]),
+        "stderr_cut": len(record.stderr) > STDERR_KEEP,
+    }
+
+
+def _steps_data(replay: Replay, steps: Sequence[Step]) -> list[dict[str, Any]]:
+    data = []
+    anchor = 0  # the layout index of the hand's lead tile: the left plays since the lead
+    for step in steps:
+        if step.kind is StepKind.HAND_START:
+            anchor = 0
+        elif step.kind is StepKind.MOVE and step.move is not None and step.move.end == "left":
+            anchor += 1
+        data.append(step_data(replay, step, anchor))
+    return data
+
+
+def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
+    """One display step as JSON-ready data (what the page shows at that step).
+
+    Args:
+        replay: the replay the step comes from.
+        step: the step.
+        anchor: the index in the layout of the hand's lead tile (the page draws the chain
+            outward from it, so placed tiles never move as the chain grows).
+    """
+    item: dict[str, Any] = {
+        "kind": step.kind.value,
+        "hand": step.hand_number,
+        "seat": step.seat,
+        "text": describe(replay, step),
+        "headline": headline(replay, step),
+        "summary": summary(replay, step),
+        "board": None if step.board is None else board_data(step.board, anchor),
+    }
+    if step.drawn is not None and step.move is not None:  # what the other seats saw of it
+        item["public_headline"] = headline(replay, step, public=True)
+        item["public_summary"] = _move_summary(step.move, None, auto=False)
+    if step.kind is StepKind.MOVE:
+        assert step.move is not None
+        assert step.action is not None
+        action = step.action
+        item["move"] = msgspec.to_builtins(action.move)
+        item["placed"] = placed_index(step)
+        item["drawn"] = None if step.drawn is None else list(step.drawn)
+        item["auto"] = action.auto
+        item["request_id"] = action.request_id
+        item["elapsed_ms"] = action.elapsed_ms
+        item["time_left_ms"] = action.time_left_ms
+        item["debug"] = None if action.debug is None else printable(action.debug)
+    elif step.kind is StepKind.RETIRE:
+        assert step.status is not None
+        item["status"] = step.status.value
+        item["failure_text"] = failure_text(step.status, step.failure)
+        item["evidence"] = evidence_rows(step.failure) if step.failure is not None else []
+        item["forfeit"] = step.forfeit
+    elif step.kind is StepKind.HAND_END:
+        outcome = step.outcome
+        assert outcome is not None
+        item["outcome"] = {
+            "kind": outcome.kind.value,
+            "winners": list(outcome.winners),
+            "award": list(outcome.award),
+            "scores": list(outcome.scores),
+            "pips": list(outcome.pips),
+        }
+    elif step.kind is StepKind.MATCH_END:
+        result = step.result
+        assert result is not None
+        item["result"] = {
+            "scores": list(result.scores),
+            "winner": result.winner,
+            "reason": result.reason,
+            "ranking": list(result.ranking),
+            "text": result_text(replay, result),
+        }
+    return item
+
+
+def board_data(board: Board, anchor: int = 0) -> dict[str, Any]:
+    """A board as JSON-ready data (tiles as ``[a, b]`` pairs, the layout's as they lie)."""
+    return {
+        "layout": [list(t) for t in board.layout],
+        "anchor": anchor,
+        "ends": [[position, value] for position, value in board.ends],
+        "hands": [[list(t) for t in hand] for hand in board.hands],
+        "boneyard": board.boneyard_size,
+        "scores": list(board.scores),
+        "to_move": board.to_move,
+        "retired": list(board.retired),
+    }
+
+
+def failure_step(replay: Replay, steps: Sequence[Step], seat: int) -> int | None:
+    """The step number (1-based, as in ``#move=N``) that shows ``seat``'s failure: its
+    retirement, or the match start for a failure at start-up; ``None`` when it never failed.
+
+    A report can link straight to the evidence: ``PAGE.html#move=N``.
+    """
+    failure = replay.seats[seat].failure
+    if failure is not None and failure.phase == "startup":
+        return 1
+    for number, step in enumerate(steps, start=1):
+        if step.kind is StepKind.RETIRE and step.seat == seat:
+            return number
+    return None
+
+
+def placed_index(step: Step) -> int | None:
+    """Where in the layout the tile just played lies (``None`` when nothing was played)."""
+    move, board = step.move, step.board
+    if move is None or move.kind != "play" or board is None:
+        return None
+    return len(board.layout) - 1 if move.end == "right" else 0
+
+
+def summary(replay: Replay, step: Step) -> str:
+    """The short line of the move list: ``plays 3-5 on right, 3 out`` (the seat is shown apart)."""
+    kind = step.kind
+    if kind is StepKind.MATCH_START:
+        return "Match start"
+    if kind is StepKind.HAND_START:
+        return f"Hand {step.hand_number} dealt"
+    if kind is StepKind.MOVE:
+        assert step.move is not None
+        assert step.action is not None
+        return _move_summary(step.move, step.drawn, auto=step.action.auto)
+    if kind is StepKind.RETIRE:
+        assert step.status is not None
+        return f"retired: {step.status.value}" + (" (forfeit)" if step.forfeit else "")
+    if kind is StepKind.HAND_END:
+        outcome = step.outcome
+        assert outcome is not None
+        if len(outcome.winners) == 1:
+            return f"Hand {step.hand_number}: {outcome.kind.value}, seat {outcome.winners[0]} wins"
+        return f"Hand {step.hand_number}: {outcome.kind.value}, drawn"
+    result = step.result
+    assert result is not None
+    won = "a draw" if result.winner is None else f"seat {result.winner} wins"
+    return f"Match over: {won}"
+
+
+def _move_summary(move: Move, drawn: Tile | None, *, auto: bool) -> str:
+    if move.kind == "play":
+        assert move.tile is not None
+        if move.end is None:
+            return f"leads {tile_str(move.tile)}"
+        return f"plays {tile_str(move.tile)} on {move.end}, {move.out} out"
+    if move.kind == "draw":
+        return "draws" + (f" {tile_str(drawn)}" if drawn is not None else " a tile")
+    return "passes automatically (retired)" if auto else "passes"
+
+
+def headline(replay: Replay, step: Step, *, public: bool = False) -> str:
+    """:func:`describe` without the time taken and the debug note (the page shows those
+    apart); with ``public``, also without the tile drawn, as the other seats saw the move."""
+    action = step.action
+    if action is None:
+        return describe(replay, step)
+    bare = msgspec.structs.replace(action, debug=None, elapsed_ms=None)
+    return describe(replay, replace(step, action=bare, drawn=None if public else step.drawn))
+
+
+def evidence_rows(failure: Failure) -> list[list[str]]:
+    """A failure's evidence as ``[label, value]`` rows, only the fields that apply, in the
+    order a person reads them. The stderr tail is the last row, when there is one."""
+    rows: list[list[str]] = [
+        ["status", failure.status.value],
+        ["what happened", printable(failure.detail)],
+        ["phase", _PHASES.get(failure.phase, failure.phase)],
+    ]
+    if failure.hand_number is not None:
+        rows.append(["hand", str(failure.hand_number)])
+    if failure.request_id is not None:
+        rows.append(["request id", str(failure.request_id)])
+    if failure.overrun_ms is not None:
+        rows.append(["over the allowance by", f"{failure.overrun_ms:.1f} ms"])
+    if failure.exit_code is not None:
+        rows.append(["exit code", str(failure.exit_code)])
+    if failure.signal is not None:
+        rows.append(["signal", _signal_name(failure.signal)])
+    if failure.line is not None:
+        rows.append(["offending line", printable(failure.line)])
+    if failure.error is not None:
+        rows.append(["decoder error", printable(failure.error)])
+    if failure.move is not None:
+        rows.append(["move asked for", _wire_text(failure.move)])
+    if failure.legal is not None:
+        rows.append(["legal moves", "; ".join(_wire_text(m) for m in failure.legal) or "none"])
+    if failure.stderr_tail:
+        rows.append(["stderr tail", printable_block(failure.stderr_tail)])
+    return rows
+
+
+_PHASES = {
+    "startup": "start-up (before ready)",
+    "move": "answering a request",
+    "notify": "being sent a hand or match message",
+}
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{number} ({signal.Signals(number).name})"
+    except ValueError:
+        return str(number)
+
+
+def _wire_text(move: Any) -> str:
+    """``3-4 on left, 3 out`` for a wire move (a move a bot asked for, or a legal one)."""
+    try:
+        return str(move_from_wire(move))
+    except ValueError:
+        return printable(msgspec.json.encode(move).decode())
+
+
+def printable_block(text: str) -> str:
+    """Multi-line text (stderr) with every control character escaped but newlines and tabs."""
+    return "".join(ch if ch in "\n\t" else printable(ch) for ch in text)
+
+
+# -- the page ----------------------------------------------------------------------------------
+
+
+def _asset(name: str) -> str:
+    return resources.files(_ASSETS).joinpath(name).read_text(encoding="utf-8")
+
+
+def embed_json(data: Any) -> str:
+    """``data`` as JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` appears
+    literally (so neither ``</script>`` nor ``<!--`` in a bot's name can end the element)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def render_page(data: dict[str, Any]) -> str:
+    """The whole page for viewer ``data`` (:func:`viewer_data`): one HTML document with the
+    stylesheet, the data and the script inline."""
+    title = html.escape(str(data.get("title", "Matador Arena replay")))
+    return _PAGE.format(
+        title=title,
+        css=_asset("viewer.css"),
+        data=embed_json(data),
+        js=_asset("viewer.js"),
+    )
+
+
+def html_page(replay: Replay) -> str:
+    """The viewer page of ``replay``.
+
+    Raises:
+        arena.view.steps.StepsError: when the replay does not re-run through the engine.
+    """
+    return render_page(viewer_data(replay))
+
+
+def write_html(replay: Replay, path: str | Path) -> Path:
+    """Write the viewer page of ``replay`` to ``path`` (creating its folder) and return it.
+
+    Raises:
+        arena.view.steps.StepsError: when the replay does not re-run through the engine.
+        OSError: when the file cannot be written.
+    """
+    page = html_page(replay)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(page, encoding="utf-8")
+    return target
+
+
+# The braces of the CSS and the script are inserted by format(), never parsed by it.
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
+style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta name="generator" content="Matador Arena (arena view --html)">
+<title>{title}</title>
+<style>
+{css}
+</style>
+</head>
+<body>
+<noscript><p class="fatal">This replay viewer needs JavaScript to draw the match.</p></noscript>
+<div id="app"></div>
+<script type="application/json" id="viewer-data">{data}</script>
+<script>
+{js}
+</script>
+</body>
+</html>
+"""

@@ -1,0 +1,242 @@
+"""``arena view --html`` without a browser: the viewer data, the page around it, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from arena.cli import main
+from arena.replay import Failure, Replay, Status, encode_replay, read_replay, write_replay
+from arena.view import html
+from arena.view.steps import build_steps, describe
+from tests.view.matches import play_scripted, scripted_bot
+
+VIEWER_JS = Path(html.__file__).with_name("viewer.js")
+
+
+@pytest.fixture(scope="module")
+def replay() -> Replay:
+    """Three seats, two hands; seat 0 notes every move, seat 2 is retired for an illegal pass."""
+    return play_scripted(
+        [
+            scripted_bot("first", debug="why"),
+            scripted_bot("second"),
+            scripted_bot("bad", fail_at=2),
+        ],
+        seed=5,
+        hands=2,
+    )
+
+
+def embedded(page: str) -> object:
+    """The JSON document inside the page's data element."""
+    found = re.search(
+        r'<script type="application/json" id="viewer-data">(.*?)</script>', page, re.DOTALL
+    )
+    assert found is not None
+    return json.loads(found.group(1))
+
+
+def test_the_script_reads_the_version_python_writes() -> None:
+    """viewer.js accepts exactly the viewer data version this module writes."""
+    found = re.search(r"const VIEWER_DATA_VERSION = (\d+);", VIEWER_JS.read_text())
+    assert found is not None
+    assert int(found.group(1)) == html.VIEWER_DATA_VERSION
+
+
+def test_every_step_is_the_engines_step(replay: Replay) -> None:
+    """The data holds one entry per display step, with the same text and board."""
+    steps = build_steps(replay)
+    data = html.viewer_data(replay)
+    assert data["viewer_data"] == html.VIEWER_DATA_VERSION
+    assert data["replay_format"] == replay.format
+    assert len(data["steps"]) == len(steps)
+    for step, item in zip(steps, data["steps"], strict=True):
+        assert item["kind"] == step.kind.value
+        assert item["text"] == describe(replay, step)
+        if step.board is None:
+            assert item["board"] is None
+            continue
+        board = item["board"]
+        assert board["layout"] == [list(t) for t in step.board.layout]
+        assert board["hands"] == [[list(t) for t in h] for h in step.board.hands]
+        assert board["ends"] == [list(e) for e in step.board.ends]
+        assert board["boneyard"] == step.board.boneyard_size
+
+
+def test_the_anchor_is_the_lead_tile_throughout_a_hand(replay: Replay) -> None:
+    """``anchor`` points at the hand's lead tile at every step, however the chain grows."""
+    data = html.viewer_data(replay)
+    lead = None
+    for item in data["steps"]:
+        if item["kind"] == "hand_start":
+            lead = None
+        board = item["board"]
+        if board is None or not board["layout"]:
+            continue
+        tile = board["layout"][board["anchor"]]
+        if lead is None:
+            lead = tile
+        assert tile == lead
+
+
+def test_a_draw_has_a_public_text_without_its_tile(replay: Replay) -> None:
+    """A draw's public headline and summary name no tile; the headline has neither time nor
+    note (the page shows them apart); a move without a draw has no public text."""
+    steps = build_steps(replay)
+    data = html.viewer_data(replay)
+    draws = [i for i, s in enumerate(steps) if s.drawn is not None]
+    noted = [i for i, s in enumerate(steps) if s.action is not None and s.action.debug]
+    assert draws
+    assert noted
+    for i in draws:
+        step, item = steps[i], data["steps"][i]
+        assert step.drawn is not None
+        tile = f"{step.drawn[0]}-{step.drawn[1]}"
+        assert tile in item["text"]
+        assert tile in item["headline"]
+        assert tile not in item["public_headline"]
+        assert item["public_summary"] == "draws a tile"
+    for i in noted:
+        assert "debug" in data["steps"][i]["text"]
+        assert "debug" not in data["steps"][i]["headline"]
+        assert " ms" not in data["steps"][i]["headline"]
+    undrawn = [i for i, s in enumerate(steps) if s.drawn is None]
+    assert all("public_headline" not in data["steps"][i] for i in undrawn)
+
+
+def test_a_retirement_carries_its_evidence(replay: Replay) -> None:
+    """The retirement step holds the failure's evidence rows, the move asked for among them."""
+    data = html.viewer_data(replay)
+    retire = next(s for s in data["steps"] if s["kind"] == "retire")
+    assert retire["seat"] == 2
+    assert retire["status"] == "illegal_move"
+    rows = dict(retire["evidence"])
+    assert rows["status"] == "illegal_move"
+    assert rows["move asked for"] == "PASS"
+    assert rows["phase"] == "answering a request"
+    assert "legal moves" in rows
+
+
+def test_failure_step_points_at_the_retirement_or_the_start(replay: Replay) -> None:
+    """A failed seat's step is its retirement; a seat that never failed has none; a failure at
+    start-up is shown from the match start."""
+    steps = build_steps(replay)
+    number = html.failure_step(replay, steps, 2)
+    assert number is not None
+    assert steps[number - 1].kind.value == "retire"
+    assert steps[number - 1].seat == 2
+    assert html.failure_step(replay, steps, 0) is None
+
+    def silent(line: bytes) -> None:
+        return None  # exits at hello
+
+    early = play_scripted([scripted_bot("a"), silent, scripted_bot("c")], seed=6)
+    assert html.failure_step(early, build_steps(early), 1) == 1
+
+
+def test_evidence_rows_name_a_signal_and_keep_stderr_lines() -> None:
+    """A crash by a signal names the signal; the stderr tail keeps its lines, escapes the rest."""
+    failure = Failure(
+        status=Status.CRASH,
+        detail="killed by signal 9",
+        phase="move",
+        hand_number=1,
+        request_id=3,
+        signal=9,
+        stderr_tail="line one\n\x1b[31mred\tend\n",
+    )
+    rows = dict(html.evidence_rows(failure))
+    assert rows["signal"] == "9 (SIGKILL)"
+    assert rows["stderr tail"] == "line one\n\\x1b[31mred\tend\n"
+    assert list(dict(html.evidence_rows(failure)))[-1] == "stderr tail"
+
+
+def test_markup_in_names_cannot_leave_the_data_element() -> None:
+    """A bot name with ``</script>`` and ``<!--`` stays inside the data, and reads back whole."""
+    name = "</script><script>alert(1)</script><!--&"
+    hostile = play_scripted([scripted_bot(name), scripted_bot("plain")], seed=4)
+    page = html.html_page(hostile)
+    assert page.count("</script>") == 2  # the data element's and the viewer script's
+    assert "<!--" not in page
+    data = embedded(page)
+    assert isinstance(data, dict)
+    assert data["seats"][0]["name"] == name
+    assert f"<title>{name}" not in page
+
+
+def test_the_page_is_self_contained(replay: Replay) -> None:
+    """The page names no URL to load: its only URL is the SVG namespace, and a policy forbids
+    every fetch."""
+    page = html.html_page(replay)
+    assert re.findall(r"https?://[^\s\"')]+", page) == ["http://www.w3.org/2000/svg"]
+    assert "default-src 'none'" in page
+    assert not re.search(r"<(link|img|iframe)\b", page)
+    assert embedded(page) == json.loads(json.dumps(html.viewer_data(replay)))
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def test_cli_writes_the_page(
+    replay: Replay, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``arena view R --html OUT`` writes the page, says where, and exits 0."""
+    source = write_replay(tmp_path / "r.json", replay)
+    out = tmp_path / "pages" / "r.html"
+    assert main(["view", str(source), "--html", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    data = embedded(page)
+    assert isinstance(data, dict)
+    assert len(data["steps"]) == len(build_steps(read_replay(source)))
+
+
+def test_cli_html_and_all_do_not_mix(replay: Replay, tmp_path: Path) -> None:
+    """--html and --all are alternatives: asking for both is a usage error."""
+    source = write_replay(tmp_path / "r.json", replay)
+    with pytest.raises(SystemExit) as stop:
+        main(["view", str(source), "--all", "--html", str(tmp_path / "x.html")])
+    assert stop.value.code == 2
+
+
+def test_cli_refuses_a_folder_as_the_page(
+    replay: Replay, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder given as OUT.html is a usage error naming it."""
+    source = write_replay(tmp_path / "r.json", replay)
+    assert main(["view", str(source), "--html", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_replay_that_does_not_verify(
+    replay: Replay, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A replay the engine disagrees with makes no page: exit 1, the reason on stderr."""
+    raw = msgspec.json.decode(encode_replay(replay))
+    raw["hands"][0]["outcome"]["award"][0] += 1
+    source = tmp_path / "bad.json"
+    source.write_bytes(msgspec.json.encode(raw))
+    out = tmp_path / "bad.html"
+    assert main(["view", str(source), "--html", str(out)]) == 1
+    assert "cannot show this replay" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_cli_refuses_an_unknown_replay_format(
+    replay: Replay, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A replay of an unknown format is refused before any page is written (exit 2)."""
+    raw = msgspec.json.decode(encode_replay(replay))
+    raw["format"] = 2
+    source = tmp_path / "future.json"
+    source.write_bytes(msgspec.json.encode(raw))
+    out = tmp_path / "future.html"
+    assert main(["view", str(source), "--html", str(out)]) == 2
+    assert "replay format 2" in capsys.readouterr().err
+    assert not out.exists()
