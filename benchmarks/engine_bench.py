@@ -8,6 +8,8 @@ moves/s.
 - Matador: one game is one hand (``deal`` + ``start_hand``), driven only through the public
   verbs ``legal_moves()``, ``apply(move)`` and ``outcome()``. Every ``apply`` is a move: plays,
   draws and passes alike.
+- Fives: the same loop over :mod:`arena.games.fives` (two players, default rules); its opening
+  is placed by ``start_hand`` and is not counted as a move.
 - OpenSpiel: ``python_block_dominoes`` (two players, seven tiles each, no boneyard). Its deal is
   fourteen chance nodes; they are resolved with a random chance outcome but are *not* counted as
   moves, so only player actions count.
@@ -41,7 +43,7 @@ from typing import Any
 # Measure the engine of the checkout this script sits in, not whichever copy of the package
 # happens to be pip-installed (an editable install may point at another clone).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from arena.games import matador
+from arena.games import fives, matador
 
 OPENSPIEL_MISSING = "open-spiel not installed: pip install -e '.[bench]'"
 OPENSPIEL_CONFIG = "python_block_dominoes, 2p"
@@ -62,6 +64,10 @@ MATADOR_CONFIGS: tuple[tuple[str, int, dict[str, Any]], ...] = (
         {"hand_size": 7, "draw_mode": "one_then_pass", "reserve": 2},
     ),
 )
+
+
+#: The Fives configurations measured (two players always), with the same loop as Matador's.
+FIVES_CONFIGS: tuple[tuple[str, dict[str, Any]], ...] = (("fives 2p, default rules", {}),)
 
 
 @dataclass
@@ -120,12 +126,18 @@ def measure(
             return Result(engine, config, games, moves, now - start)
 
 
-def matador_player(players: int, flags: dict[str, Any], seed: int) -> Callable[[int], int]:
-    """A function playing one random Matador hand from a deal seed; it returns the move count."""
-    rules = matador.parse_rules(flags)
+def matador_player(
+    players: int, flags: dict[str, Any], seed: int, engine: Any = matador
+) -> Callable[[int], int]:
+    """A function playing one random hand from a deal seed; it returns the move count.
+
+    ``engine`` is the engine module (Matador, or Fives, whose opening is automatic and so is
+    not counted as a move).
+    """
+    rules = engine.parse_rules(flags)
     rng = random.Random(seed)
     choice = rng.choice
-    deal, start_hand = matador.deal, matador.start_hand
+    deal, start_hand = engine.deal, engine.start_hand
 
     def play_one(game_seed: int) -> int:
         state = start_hand(rules, players, deal(rules, players, game_seed))
@@ -258,10 +270,14 @@ def run(seconds: float, seed: int, rounds: int = 1) -> dict[str, Any]:
     for _ in range(rounds):
         for label, players, flags in MATADOR_CONFIGS:
             keep(measure("matador", label, matador_player(players, flags, seed), seed, seconds))
+        for label, flags in FIVES_CONFIGS:
+            play_one = matador_player(2, flags, seed, fives)
+            keep(measure("fives", label, play_one, seed, seconds))
         spiel = openspiel_player(seed)
         if spiel is not None:
             keep(measure("openspiel", OPENSPIEL_CONFIG, spiel, seed, seconds))
     results = [best[label] for label, _players, _flags in MATADOR_CONFIGS]
+    fives_results = [best[label] for label, _flags in FIVES_CONFIGS]
     reference = best.get(OPENSPIEL_CONFIG)  # None without open-spiel
     try:
         load = os.getloadavg()[0]
@@ -277,6 +293,7 @@ def run(seconds: float, seed: int, rounds: int = 1) -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "load_average_1min_after": load,
         "matador": results,
+        "fives": fives_results,
         "openspiel": reference,
         # Headline: Matador 2p default rules against two-player block dominoes.
         "ratio": results[0].moves_per_s / reference.moves_per_s if reference else None,
@@ -284,7 +301,7 @@ def run(seconds: float, seed: int, rounds: int = 1) -> dict[str, Any]:
 
 
 def print_table(report: dict[str, Any]) -> None:
-    rows: list[Result] = list(report["matador"])
+    rows: list[Result] = [*report["matador"], *report["fives"]]
     if report["openspiel"] is not None:
         rows.append(report["openspiel"])
     header = (
@@ -332,6 +349,7 @@ def print_table(report: dict[str, Any]) -> None:
         print(line(cells))
     print()
     print("Matador: one game = one hand; every apply is a move (plays, draws, passes).")
+    print("Fives: the same; the automatic opening (inside start_hand) is not a move.")
     if report["openspiel"] is None:
         print(OPENSPIEL_MISSING)
         return
@@ -368,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         out = dict(report)
         out["breakdown"] = steps
         out["matador"] = [r.as_dict() for r in report["matador"]]
+        out["fives"] = [r.as_dict() for r in report["fives"]]
         out["openspiel"] = report["openspiel"].as_dict() if report["openspiel"] else None
         out["note"] = (
             OPENSPIEL_MISSING

@@ -99,14 +99,24 @@ class SeatView(NamedTuple):
         hand_counts: how many tiles each seat holds.
         boneyard_size: tiles left in the boneyard (drawable or not).
         layout: the placed tiles as an oriented chain read from the left end to the right end,
-            each as ``(left_half, right_half)``.
+            each as ``(left_half, right_half)`` (in Fives the west-east line, west first).
         ends: the open ends as ``(position, value)`` pairs, empty before the lead.
-        scores: match scores per seat, this hand's awards not yet included.
+        scores: match scores per seat. In Matador this hand's award is not yet included; in
+            Fives every point scored in this hand so far is (the counts, and once the hand is
+            over its domino or block award).
         history: the public history of the hand.
         legal: the legal moves when this seat is to move, else empty.
         retired: seats that have been retired from the match (they pass from then on).
         draws: how many tiles each seat has drawn in this hand.
         passes: how many times each seat has passed in this hand.
+        arms: Fives only (empty in Matador and before a spinner is laid): the spinner's
+            ``("north", tiles)`` and ``("south", tiles)`` arms, each read outward from the
+            spinner, each tile as ``(inner_half, outer_half)``. With ``layout`` (the west-east
+            line) they hold every placed tile.
+        spinner: Fives only: the index in ``layout`` of the spinner, or ``None``.
+        end_count: Fives only: the count of the open ends now (SPEC 2.5), or ``None``.
+        scoring: Fives only: every scoring event of this hand so far, oldest first, as
+            ``(seat, points, reason)`` with reason ``"count"``, ``"domino"`` or ``"block"``.
 
     A named tuple rather than a dataclass: the referee builds one per request.
     """
@@ -125,6 +135,10 @@ class SeatView(NamedTuple):
     retired: tuple[int, ...]
     draws: tuple[int, ...]
     passes: tuple[int, ...]
+    arms: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()
+    spinner: int | None = None
+    end_count: int | None = None
+    scoring: tuple[tuple[int, int, str], ...] = ()
 
 
 class IllegalMoveError(ValueError):

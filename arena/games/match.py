@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from arena.games.api import Game, GameState, HandOutcome, Move, derive_seed
+from arena.games.api import Game, GameState, HandEnd, HandOutcome, Move, derive_seed
 
 #: A match to a target also stops after this many hands (a run of drawn blocks scores nothing).
 MAX_HANDS = 500
@@ -17,7 +17,11 @@ MAX_HANDS = 500
 
 @dataclass(frozen=True, slots=True)
 class MatchLength:
-    """Play to ``target`` points (checked after each hand), or exactly ``hands`` hands."""
+    """Play to ``target`` points (checked after each hand), or exactly ``hands`` hands.
+
+    Either way a hand that ends with ``HandEnd.TARGET`` (a game whose rules end the match
+    during a hand, as Fives does at 100) ends the match at once, with reason ``"target"``.
+    """
 
     target: int | None = 100
     hands: int | None = None
@@ -111,6 +115,10 @@ class Match:
             raise ValueError("the current hand is not over")
         scores = outcome.scores
         done = replace(self, scores=scores, outcomes=(*self.outcomes, outcome))
+        if outcome.kind is HandEnd.TARGET:
+            # The engine ended the hand because a score reached the game's own target during
+            # play (Fives, SPEC 2.11): the match ends there, whatever its length says.
+            return replace(done, result=done._result("target"))
         if self.length.hands is not None:
             if self.hand_number >= self.length.hands:
                 return replace(done, result=done._result("hands"))

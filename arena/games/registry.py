@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from arena.games.api import Game
+from arena.games.fives import FIVES
 from arena.games.matador import MATADOR
 
-GAMES: dict[str, Game] = {MATADOR.name: MATADOR}
+GAMES: dict[str, Game] = {MATADOR.name: MATADOR, FIVES.name: FIVES}
 
 
 def get_game(name: str) -> Game:

@@ -170,13 +170,17 @@ VIEW_FIELDS = (
     "retired",
     "draws",
     "passes",
+    "arms",
+    "spinner",
+    "end_count",
+    "scoring",
 )
 
 
 def view_tiles(view: SeatView) -> set[Tile]:
     """Every tile a view mentions outside its own ``hand`` field, canonical.
 
-    Only ``layout``, ``history`` and ``legal`` can hold tiles; every other field must hold plain
+    Only ``layout``, ``arms``, ``history`` and ``legal`` can hold tiles; every other field must hold plain
     integers (checked here), so nothing else can carry a tile either.
     """
     for name in ("seat", "players", "boneyard_size"):
@@ -185,7 +189,11 @@ def view_tiles(view: SeatView) -> set[Tile]:
     for name in ("hand_counts", "scores", "retired", "draws", "passes"):
         assert all(type(v) is int for v in getattr(view, name)), name
     assert all(type(p) is str and type(v) is int for p, v in view.ends)
+    assert view.spinner is None or type(view.spinner) is int
+    assert view.end_count is None or type(view.end_count) is int
+    assert all(type(s) is int and type(p) is int and type(r) is str for s, p, r in view.scoring)
     seen = {make_tile(*t) for t in view.layout}
+    seen.update(make_tile(*t) for _arm, tiles in view.arms for t in tiles)
     seen.update(e.move.tile for e in view.history if e.move.tile is not None)
     seen.update(m.tile for m in view.legal if m.tile is not None)
     return seen
