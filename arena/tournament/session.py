@@ -45,8 +45,9 @@ def open_new(
     """
     found = scan(bots)
     kept, excluded = trio.run(
-        lambda: prepare(found.entrants, startup_ms=settings.startup_ms,
-                        build_timeout_s=build_timeout_s)
+        lambda: prepare(
+            found.entrants, startup_ms=settings.startup_ms, build_timeout_s=build_timeout_s
+        )
     )
     if len(kept) < settings.players:
         raise SessionError(

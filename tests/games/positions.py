@@ -180,8 +180,8 @@ VIEW_FIELDS = (
 def view_tiles(view: SeatView) -> set[Tile]:
     """Every tile a view mentions outside its own ``hand`` field, canonical.
 
-    Only ``layout``, ``arms``, ``history`` and ``legal`` can hold tiles; every other field must hold plain
-    integers (checked here), so nothing else can carry a tile either.
+    Only ``layout``, ``arms``, ``history`` and ``legal`` can hold tiles; every other field must
+    hold plain integers (checked here), so nothing else can carry a tile either.
     """
     for name in ("seat", "players", "boneyard_size"):
         assert type(getattr(view, name)) is int, name
