@@ -338,6 +338,21 @@ def _name_from_argv(argv: list[str]) -> str:
     return _clean_name(argv[0]) or "bot"
 
 
+def _extension_of(command: str) -> str:
+    """The extension of the file a command runs (``js`` for ``node bot.js``), or ``""``."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return ""
+    stem = _name_from_argv(argv)
+    for arg in argv:
+        base = os.path.basename(arg)
+        _root, ext = os.path.splitext(base)
+        if ext and _clean_name(arg) == stem:
+            return _NOT_NAME_CHARS.sub("-", ext[1:])[:8]
+    return ""
+
+
 def _clean_name(path: str) -> str:
     base = os.path.basename(path.rstrip("/"))
     stem = os.path.splitext(base)[0] if not base.startswith(".") else base
@@ -358,10 +373,17 @@ def _settle_names(found: list[_Found]) -> list[Entrant]:
     if duplicates:
         raise EntrantError(duplicates)
     taken = set(by_name)
+    extensions: dict[str, set[str]] = {}
     entrants = []
     for item in found:
         name = item.name
         if not item.explicit:
+            extension = _extension_of(item.command)
+            seen = extensions.setdefault(item.name, set())
+            # greedy.py and greedy.js become greedy and greedy-js rather than greedy-2.
+            if name in taken and seen and extension and extension not in seen:
+                name = f"{name}-{extension}"
+            seen.add(extension)
             number = 1
             while name in taken:
                 number += 1

@@ -161,9 +161,11 @@ class PlainReporter:
 
     def finished(self, row: MatchRow, progress: RunProgress, standings: Standings) -> None:
         summary = row.summary
+        names = {b.entrant: b.name for b in standings.bots}
         order = sorted(summary.seats, key=lambda s: (s.rank, s.seat))
         who = ", ".join(
-            f"{s.name} {s.score}" + ("" if s.status.value == "ok" else f" [{s.status.value}]")
+            f"{names.get(row.table.seats[s.seat], s.name)} {s.score}"
+            + ("" if s.status.value == "ok" else f" [{s.status.value}]")
             for s in order
         )
         print(

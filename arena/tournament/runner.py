@@ -23,7 +23,7 @@ import trio
 from arena.tournament.jobs import Job, JobBot, JobDone
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.pool import open_worker_pool
-from arena.tournament.schedule import Table, build_schedule, swiss_round
+from arena.tournament.schedule import BYE_POINTS, Table, build_schedule, swiss_tables
 from arena.tournament.settings import TournamentSettings
 from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import AsyncStore, EntrantRow, MatchRow, Store, TableRow
@@ -61,14 +61,7 @@ def table_rows(tables: list[Table], entrant_ids: list[int]) -> list[TableRow]:
 def initial_tables(settings: TournamentSettings, entrant_ids: list[int]) -> list[TableRow]:
     """The schedule known before any result: all of it, or Swiss round 1."""
     if settings.format == "swiss":
-        tables = swiss_round(
-            n_entrants=len(entrant_ids),
-            points=[0.0] * len(entrant_ids),
-            played=[],
-            round_number=1,
-            first_index=0,
-            seed=settings.seed,
-        )
+        tables = swiss_tables(len(entrant_ids), [0.0] * len(entrant_ids), [], 1, 0, settings.seed)
     else:
         tables = build_schedule(
             n_entrants=len(entrant_ids),
@@ -153,18 +146,25 @@ class TournamentRun:
         ids = [e.id for e in self.entrants.values() if e.excluded is None]
         position = {entrant: i for i, entrant in enumerate(ids)}
         points = [0.0] * len(ids)
-        standings = self.standings()
-        for bot in standings.bots:
+        for bot in self.standings().bots:
             if bot.entrant in position:
                 points[position[bot.entrant]] = bot.points
         played = [tuple(position[s] for s in t.seats) for t in tables]
-        new = swiss_round(
-            n_entrants=len(ids),
-            points=points,
-            played=played,
-            round_number=played_rounds + 1,
-            first_index=len(tables),
-            seed=self.settings.seed,
+        # The entrant with no table in a round had its bye: it scores like a win for pairing.
+        byes = []
+        for number in range(1, played_rounds + 1):
+            seated = {position[s] for t in tables if t.round == number for s in t.seats}
+            byes += [i for i in range(len(ids)) if i not in seated]
+        for entrant in byes:
+            points[entrant] += BYE_POINTS
+        new = swiss_tables(
+            len(ids),
+            points,
+            played,
+            played_rounds + 1,
+            len(tables),
+            self.settings.seed,
+            byes=byes,
         )
         return table_rows(new, ids)
 

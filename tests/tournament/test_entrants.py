@@ -154,9 +154,10 @@ def test_name_from_command(command: str, name: str) -> None:
 
 
 def test_command_line_names_are_deduplicated() -> None:
-    """Command-line bots with the same stem become name, name-2, name-3 in argument order."""
+    """Command-line bots with the same stem: another extension names the language (greedy-js),
+    the same one is numbered (greedy-2), in argument order."""
     commands = ["python3 a/greedy.py", "node b/greedy.js", "python3 c/greedy.py"]
-    assert [e.name for e in discover(commands)] == ["greedy", "greedy-2", "greedy-3"]
+    assert [e.name for e in discover(commands)] == ["greedy", "greedy-js", "greedy-2"]
 
 
 def test_manifest_names_win_over_derived_names() -> None:
