@@ -86,7 +86,17 @@ def open_existing(db_path: Path) -> Opened:
 def run(opened: Opened, options: RunOptions, reporter: Reporter) -> Standings:
     """Play what is left of the tournament; returns the final standings."""
     runner = TournamentRun(opened.settings, opened.store, options, reporter)
-    return trio.run(runner.run)
+    try:
+        return trio.run(runner.run)
+    except BaseExceptionGroup as group:
+        # trio's nurseries group what their tasks raise; a Ctrl-C or a lone error is reported
+        # as itself.
+        if group.subgroup(KeyboardInterrupt) is not None:
+            raise KeyboardInterrupt from None
+        errors = group.exceptions
+        if len(errors) == 1 and not isinstance(errors[0], BaseExceptionGroup):
+            raise errors[0] from None
+        raise
 
 
 def _entrant_rows(entrants: list[Entrant], excluded: list[Excluded]) -> list[EntrantRow]:
