@@ -22,7 +22,7 @@ from typing import Any
 import trio
 
 from arena.games.api import Game
-from arena.games.match import MatchLength
+from arena.games.match import MatchLength, match_target
 from arena.games.registry import GAMES, get_game
 from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, play_match
@@ -75,24 +75,69 @@ def _hand_size(text: str) -> int | str:
     raise argparse.ArgumentTypeError(f"{text!r} is not one of 5, 7, 9-n")
 
 
+#: Each game's rules flags: (rules flag, argparse dest, option as written, default).
+_RULE_FLAGS: dict[str, tuple[tuple[str, str, str, Any], ...]] = {
+    "matador": (
+        ("hand_size", "hand_size", "--hand-size", 5),
+        ("lead", "lead", "--lead", "any"),
+        ("draw_when_playable", "draw_when_playable", "--draw-when-playable", "matador_only"),
+        ("reserve", "reserve", "--reserve", 0),
+        ("draw_mode", "draw_mode", "--draw-mode", "until_playable"),
+    ),
+    "fives": (
+        (
+            "spinner_sides_first",
+            "spinner_sides_first",
+            "--spinner-sides-first/--no-spinner-sides-first",
+            True,
+        ),
+        ("block_winner", "block_winner", "--block-winner", "more_points"),
+    ),
+}
+
+
 def _add_match_flags(parser: argparse.ArgumentParser) -> None:
-    """The flags every command that plays matches shares: game, length, clocks, rules."""
+    """The flags every command that plays matches shares: game, length, clocks, rules.
+
+    A rules flag's default is ``None`` here (the game's own default applies), so that a flag
+    of the other game, given by mistake, can be refused by name (:func:`_match_flags`).
+    """
     parser.add_argument("--game", default="matador", choices=sorted(GAMES), help="the game")
     length = parser.add_mutually_exclusive_group()
     length.add_argument("--hands", type=_positive, help="play exactly N hands per match")
-    length.add_argument("--target", type=_positive, help="play matches to P points (default 100)")
+    length.add_argument(
+        "--target",
+        type=_positive,
+        help="play matches to P points (default 100; fives is always played to 100)",
+    )
     parser.add_argument("--move-ms", type=_positive, default=1000, help="per-move limit (1000)")
     parser.add_argument("--bank-ms", type=_non_negative, default=0, help="time bank (0)")
     parser.add_argument("--startup-ms", type=_positive, default=5000, help="startup limit (5000)")
-    rules = parser.add_argument_group("Matador rules (docs/rules.md)")
-    rules.add_argument("--hand-size", type=_hand_size, default=5, help="5 (default), 7 or 9-n")
-    rules.add_argument("--lead", choices=["any", "highest_double"], default="any")
+    rules = parser.add_argument_group("Matador rules (docs/rules.md; only with --game matador)")
+    rules.add_argument("--hand-size", type=_hand_size, help="5 (default), 7 or 9-n")
     rules.add_argument(
-        "--draw-when-playable", choices=["matador_only", "never", "always"], default="matador_only"
+        "--lead", choices=["any", "highest_double"], help="who may lead what (default any)"
     )
-    rules.add_argument("--reserve", type=int, choices=[0, 2], default=0)
     rules.add_argument(
-        "--draw-mode", choices=["until_playable", "one_then_pass"], default="until_playable"
+        "--draw-when-playable",
+        choices=["matador_only", "never", "always"],
+        help="default matador_only",
+    )
+    rules.add_argument("--reserve", type=int, choices=[0, 2], help="default 0")
+    rules.add_argument(
+        "--draw-mode", choices=["until_playable", "one_then_pass"], help="default until_playable"
+    )
+    fives = parser.add_argument_group("Fives rules (docs/rules.md; only with --game fives)")
+    fives.add_argument(
+        "--spinner-sides-first",
+        action=argparse.BooleanOptionalAction,
+        help="the spinner's north and south open only once both its sides are covered "
+        "(default: on)",
+    )
+    fives.add_argument(
+        "--block-winner",
+        choices=["more_points", "fewer_pips"],
+        help="who wins a blocked hand (default more_points)",
     )
 
 
@@ -104,26 +149,64 @@ class _MatchFlags:
     length: MatchLength
 
 
+def _rules_flags(args: argparse.Namespace, game: str) -> dict[str, Any]:
+    """The rules mapping of ``game`` from the flags (its defaults where a flag is not given).
+
+    A rules flag of another game is a usage error naming it and the flags ``game`` takes.
+    """
+    for other, flags in _RULE_FLAGS.items():
+        if other == game:
+            continue
+        given = [
+            option
+            for _name, dest, option, _default in flags
+            if getattr(args, dest, None) is not None
+        ]
+        if given:
+            own = [option for _name, _dest, option, _default in _RULE_FLAGS.get(game, ())]
+            takes = f"--game {game} takes " + (_and(own) if own else "no rules flags")
+            verb = "is a" if len(given) == 1 else "are"
+            plural = "" if len(given) == 1 else "s"
+            raise UsageError(f"{_and(given)} {verb} {other} rules flag{plural}; {takes}")
+    rules: dict[str, Any] = {}
+    for name, dest, _option, default in _RULE_FLAGS.get(game, ()):
+        value = getattr(args, dest, None)
+        rules[name] = default if value is None else value
+    return rules
+
+
+def _and(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _match_flags(args: argparse.Namespace) -> _MatchFlags:
     """The game, rules, clocks and match length the flags ask for (usage errors named)."""
     game = get_game(args.game)
+    rules_map = _rules_flags(args, game.name)
     try:
-        rules = game.parse_rules(
-            {
-                "hand_size": args.hand_size,
-                "lead": args.lead,
-                "draw_when_playable": args.draw_when_playable,
-                "reserve": args.reserve,
-                "draw_mode": args.draw_mode,
-            }
-        )
+        rules = game.parse_rules(rules_map)
         time = TimeLimits(startup_ms=args.startup_ms, move_ms=args.move_ms, bank_ms=args.bank_ms)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    own = match_target(game)
     if args.hands is not None:
         length = MatchLength(target=None, hands=args.hands)
+    elif own is not None and args.target is not None and args.target != own:
+        raise UsageError(
+            f"--target {args.target}: {game.name} is always played to {own} points (the match "
+            f"ends as soon as a score reaches {own}); use --hands N for a fixed number of hands"
+        )
     else:
-        length = MatchLength(target=args.target or 100)
+        length = MatchLength(target=args.target or own or 100)
+    # `play` seats one bot per command; `tournament` seats --players of its entrants.
+    players = args.players if hasattr(args, "players") else len(args.bots)
+    low = getattr(game, "min_players", 2)
+    high = getattr(game, "max_players", 4)
+    if not low <= players <= high:
+        span = f"{low}" if low == high else f"{low} to {high}"
+        what = "--players" if hasattr(args, "players") else "bots"
+        raise UsageError(f"{game.name} is for {span} players, not {players} ({what})")
     return _MatchFlags(game, rules, time, length)
 
 
@@ -194,6 +277,31 @@ def _build_parser() -> argparse.ArgumentParser:
         "--build-timeout", type=_positive, default=300, help="seconds a bot's build may take"
     )
     _add_match_flags(tournament)
+
+    sprt = commands.add_parser(
+        "sprt",
+        help="is bot A stronger than bot B? paired games until the SPRT decides",
+        description="Play BOT_A against BOT_B on duplicate deals (each deal in both seatings) "
+        "until the sequential probability ratio test accepts H0 (A is not better by ELO1) or "
+        "H1 (A is better by ELO1 rather than only ELO0), showing the LLR as it goes.",
+    )
+    sprt.add_argument("bot_a", metavar="BOT_A", help="the candidate")
+    sprt.add_argument("bot_b", metavar="BOT_B", help="the baseline")
+    sprt.add_argument("--elo0", type=float, default=0.0, help="H0's Elo difference (0)")
+    sprt.add_argument("--elo1", type=float, default=10.0, help="H1's Elo difference (10)")
+    sprt.add_argument("--alpha", type=float, default=0.05, help="false-positive rate (0.05)")
+    sprt.add_argument("--beta", type=float, default=0.05, help="false-negative rate (0.05)")
+    sprt.add_argument(
+        "--max-pairs", type=_positive, default=20000, help="stop undecided after N pairs"
+    )
+    sprt.add_argument("--concurrency", type=_positive, default=4, help="games at once (4)")
+    sprt.add_argument(
+        "--workers", type=_positive, default=os.cpu_count() or 1, help="worker processes"
+    )
+    sprt.add_argument("--seed", type=_seed, help="seed of the deals (default: random, shown)")
+    sprt.add_argument("--out", type=Path, help="output folder (default: sprt/TIME-SEED)")
+    sprt.set_defaults(players=2)
+    _add_match_flags(sprt)
 
     standings = commands.add_parser(
         "standings",
@@ -478,6 +586,88 @@ def _tournament(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _sprt(args: argparse.Namespace) -> int:
+    import trio
+
+    from arena.tournament.entrants import EntrantError, prepare, scan
+    from arena.tournament.ratings import elo_from_counts
+    from arena.tournament.settings import TournamentSettings
+    from arena.tournament.sprt import Sprt
+    from arena.tournament.sprt_run import SprtRun
+    from arena.tournament.store import EntrantRow, Store
+
+    flags = _match_flags(args)
+    try:
+        sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
+        found = scan([args.bot_a, args.bot_b])
+    except (ValueError, EntrantError) as error:
+        raise UsageError(str(error)) from None
+    if len(found.entrants) != 2:
+        raise UsageError("give exactly two bots: the candidate and the baseline")
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    out_dir = args.out or Path("sprt", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}")
+    settings = TournamentSettings(
+        game=flags.game.name,
+        rules=flags.game.rules_dict(flags.rules),
+        players=2,
+        format="sprt",
+        hands=flags.length.hands,
+        target=flags.length.target,
+        startup_ms=flags.time.startup_ms,
+        move_ms=flags.time.move_ms,
+        bank_ms=flags.time.bank_ms,
+        seed=seed,
+    )
+    kept, excluded = trio.run(
+        lambda: prepare(found.entrants, startup_ms=settings.startup_ms, build_timeout_s=300)
+    )
+    if excluded:
+        reasons = "; ".join(f"{x.entrant.name}: {x.stage}: {x.reason}" for x in excluded)
+        raise UsageError(f"both bots must pass their build and handshake: {reasons}")
+    rows = [
+        EntrantRow(i + 1, e.name, e.command, e.cwd, e.language, None) for i, e in enumerate(kept)
+    ]
+    store = Store(out_dir / "tournament.db")
+    store.create(settings.to_dict(), rows, [])
+    store.set_meta(
+        "sprt",
+        json.dumps({"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta}),
+    )
+    a, b = rows
+    print(
+        f"SPRT {a.name} vs {b.name}: H0 elo {args.elo0:g}, H1 elo {args.elo1:g}, "
+        f"alpha {args.alpha:g}, beta {args.beta:g}; seed {seed}; bounds "
+        f"[{sprt.lower:+.3f}, {sprt.upper:+.3f}]",
+        flush=True,
+    )
+    run = SprtRun(
+        settings, store, a, b, sprt, out_dir=out_dir, concurrency=args.concurrency,
+        workers=args.workers, max_pairs=args.max_pairs,
+        say=lambda line: print(line, flush=True),
+    )  # fmt: skip
+    try:
+        outcome = trio.run(run.run)
+    except KeyboardInterrupt:
+        print(f"\nInterrupted after {sprt.n} pairs (LLR {sprt.llr:+.3f}); games recorded in "
+              f"{out_dir / 'tournament.db'}", file=sys.stderr)  # fmt: skip
+        return 130
+    elo = elo_from_counts(outcome.counts)
+    verdict = {
+        "H1": f"H1 accepted: {a.name} is stronger than {b.name} (by {args.elo1:g} Elo rather "
+        f"than {args.elo0:g})",
+        "H0": f"H0 accepted: {a.name} is not stronger than {b.name} by {args.elo1:g} Elo",
+        "continue": f"no decision after {outcome.pairs} pairs (--max-pairs)",
+    }[outcome.status]
+    print(verdict)
+    print(
+        f"LLR {outcome.llr:+.3f} in [{outcome.lower:+.3f}, {outcome.upper:+.3f}] after "
+        f"{outcome.pairs} pairs ({outcome.games} games); pair scores 0/0.5/1/1.5/2: "
+        f"{list(outcome.counts)}; Elo {elo}"
+    )
+    print(f"database: {out_dir / 'tournament.db'}   replays: {out_dir / 'replays'}")
+    return EXIT_OK
+
+
 def _standings(args: argparse.Namespace) -> int:
     from arena.tournament.report import standings_csv, standings_document, standings_text
     from arena.tournament.store import Store, StoreError
@@ -500,6 +690,7 @@ def _standings(args: argparse.Namespace) -> int:
 _HANDLERS = {
     "play": _play,
     "tournament": _tournament,
+    "sprt": _sprt,
     "standings": _standings,
     "verify": _verify,
     "view": _view,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-FORMATS = ("round-robin", "gauntlet", "swiss")
+FORMATS = ("round-robin", "gauntlet", "swiss", "sprt")
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,8 @@ class TournamentSettings:
         game: the game's name.
         rules: the game's rule flags (every flag, defaults included).
         players: seats per table (2 to 4).
-        format: ``round-robin``, ``gauntlet`` or ``swiss``.
+        format: ``round-robin``, ``gauntlet``, ``swiss``, or ``sprt`` (``arena sprt``: two
+            bots, paired games until the test decides).
         rounds: how many times the schedule is played (Swiss: how many rounds).
         hands: hands per match, or ``None`` when matches are played to ``target``.
         target: points a match is played to, or ``None``.
@@ -46,8 +47,8 @@ class TournamentSettings:
             raise ValueError(f"rounds must be at least 1, not {self.rounds}")
         if (self.hands is None) == (self.target is None):
             raise ValueError("matches are played either for a number of hands or to a target")
-        if self.format == "swiss" and self.players != 2:
-            raise ValueError("the Swiss format pairs two players per table (--players 2)")
+        if self.format in ("swiss", "sprt") and self.players != 2:
+            raise ValueError(f"the {self.format} format pairs two players per table (--players 2)")
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping (stored in the database)."""

@@ -8,6 +8,7 @@ thread at a time (:class:`AsyncStore`), so writes never block the trio event loo
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from dataclasses import dataclass
@@ -199,10 +200,21 @@ class Store:
 
     # -- results -------------------------------------------------------------------------------
 
-    def record(self, table: TableRow, summary: MatchSummary, replay: str, finished_at: str) -> None:
-        """Store one finished match and its seats, in one transaction."""
+    def record(
+        self,
+        table: TableRow,
+        summary: MatchSummary,
+        replay: str,
+        finished_at: str,
+        *,
+        new_table: bool = False,
+    ) -> None:
+        """Store one finished match and its seats, in one transaction (with its table too when
+        ``new_table``: the SPRT schedules tables as it goes)."""
         with self.db:
             self.db.execute("BEGIN")
+            if new_table:
+                self._insert_tables([table])
             self.db.execute(
                 "INSERT INTO matches (table_idx, finished_at, winner_seat, reason, scores, "
                 "ranking, hand_scores, hands, moves, duration_s, replay) "
@@ -312,11 +324,20 @@ class AsyncStore:
         self._limiter = trio.CapacityLimiter(1)
 
     async def record(
-        self, table: TableRow, summary: MatchSummary, replay: str, finished_at: str
+        self,
+        table: TableRow,
+        summary: MatchSummary,
+        replay: str,
+        finished_at: str,
+        *,
+        new_table: bool = False,
     ) -> None:
         """:meth:`Store.record` off the event loop."""
         await trio.to_thread.run_sync(
-            self.store.record, table, summary, replay, finished_at, limiter=self._limiter
+            functools.partial(
+                self.store.record, table, summary, replay, finished_at, new_table=new_table
+            ),
+            limiter=self._limiter,
         )
 
     async def add_tables(self, tables: list[TableRow]) -> None:

@@ -167,3 +167,30 @@ def test_a_bot_that_fails_its_handshake_is_left_out(tmp_path: Path, marker: str)
     assert "left out garbage: handshake: " in run.stdout
     assert "final standings (2 matches)" in run.stdout
     assert live_processes_with(marker) == []
+
+
+@pytest.mark.parametrize(
+    ("candidate", "baseline", "verdict"),
+    [
+        ("tests/bots/player.py ok 1", "tests/bots/player.py garbage 1", "H1 accepted"),
+        ("tests/bots/player.py garbage 1", "tests/bots/player.py ok 1", "H0 accepted"),
+    ],
+)
+def test_sprt_stops_at_a_decision(
+    tmp_path: Path, marker: str, candidate: str, baseline: str, verdict: str
+) -> None:
+    """A bot that wins every game is accepted as stronger (H1), and one that loses every game
+    is rejected (H0); the test stops there, every game recorded."""
+    run = subprocess.run(
+        [PY, "-m", "arena", "sprt", f"{PY} {candidate} '' {marker}",
+         f"{PY} {baseline} '' {marker}-b", "--elo0", "0", "--elo1", "200", "--hands", "1",
+         "--seed", "4", "--out", str(tmp_path / "s"), "--concurrency", "2", "--workers", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert verdict in run.stdout
+    pairs = [line for line in run.stdout.splitlines() if line.startswith("pair ")]
+    decided = next(i for i, line in enumerate(pairs) if line.endswith(verdict.split()[0]))
+    assert decided + 1 <= 15
+    assert recorded(tmp_path / "s" / "tournament.db") == 2 * len(pairs)
+    assert live_processes_with(marker) == []
