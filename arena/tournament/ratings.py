@@ -227,19 +227,22 @@ def elo_of_score(score: float) -> float:
         return math.inf
     if score <= 0.0:
         return -math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: no "-0.0" for a score of 1/2
 
 
 def score_of_elo(elo: float) -> float:
     """The expected score of an Elo difference, ``1 / (1 + 10^(-elo/400))`` (fishtest's ``L``)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    exponent = -elo / 400.0
+    if exponent > 300.0:  # 10^300 is past any real difference; avoid the float overflow
+        return 0.0
+    return 1.0 / (1.0 + math.pow(10.0, exponent))
 
 
 def trinomial(scores: Iterable[float]) -> tuple[int, int, int]:
     """Count single-game scores as ``(losses, draws, wins)`` (index = score in half points)."""
     counts = [0, 0, 0]
     for score in scores:
-        counts[_half_points(score)] += 1
+        counts[half_points(score)] += 1
     return counts[0], counts[1], counts[2]
 
 
@@ -254,7 +257,7 @@ def pentanomial(pairs: Iterable[tuple[float, float]]) -> tuple[int, int, int, in
     """
     counts = [0, 0, 0, 0, 0]
     for first, second in pairs:
-        counts[_half_points(first) + _half_points(second)] += 1
+        counts[half_points(first) + half_points(second)] += 1
     return counts[0], counts[1], counts[2], counts[3], counts[4]
 
 
@@ -321,8 +324,12 @@ def elo_from_counts(counts: Sequence[int]) -> EloEstimate:
     return EloEstimate(elo_of_score(score), lo, hi, los, n, score)
 
 
-def _half_points(score: float) -> int:
-    """A single game's score (0, 0.5 or 1) as an integer number of half points."""
+def half_points(score: float) -> int:
+    """A single game's score (0, 0.5 or 1) as a number of half points (0, 1 or 2).
+
+    Raises:
+        ValueError: any other score.
+    """
     half = round(score * 2)
     if half not in (0, 1, 2) or abs(score * 2 - half) > 1e-9:
         raise ValueError(f"a game scores 0, 0.5 or 1, not {score}")

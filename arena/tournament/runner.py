@@ -132,8 +132,9 @@ class TournamentRun:
     def _expected_total(self) -> int:
         if self.settings.format != "swiss":
             return len(self.store.tables())
-        per_round = len([e for e in self.entrants.values() if e.excluded is None]) // 2
-        return per_round * self.settings.rounds
+        # Each Swiss pair plays its deal in both seatings: two tables per pair and round.
+        pairs = len([e for e in self.entrants.values() if e.excluded is None]) // 2
+        return 2 * pairs * self.settings.rounds
 
     def _next_swiss_round(self) -> list[TableRow]:
         """The next Swiss round's tables, paired on the results so far (none when done)."""

@@ -32,22 +32,26 @@ The balanced sample is a *cyclic design* (R. C. Bose, "On the construction of ba
 incomplete block designs", 1939; Colbourn and Dinitz, Handbook of Combinatorial Designs, VI.16
 "Difference families"). The bots are the points of Z_n (or of Z_(n-1) plus a fixed point
 "infinity", a 1-rotational design), and the tables are whole orbits of base tables under
-``x -> x + 1``. Every bot therefore plays equally many tables, and every two bots at cyclic
-distance ``d`` meet equally often, so balancing the pairs only needs balancing the ``n // 2``
-distance classes, a small exact-cover problem:
+``x -> x + 1``. Two bots at cyclic distance ``d`` then meet as often as any other two at that
+distance, so balancing the pairs only needs balancing the ``n // 2`` distance classes (plus the
+pairs with infinity), a small exact-cover problem:
 
 1. every combination, when there are at most ``max_groups``;
 2. else an *exactly balanced* union of orbits (every pair meets ``lambda`` times), for the
    smallest ``lambda`` allowed by the divisibility conditions, found by depth-first search
    (the most constrained distance class first) within a fixed budget of search steps, and only
-   while it has no more than ``max(max_groups, 2 * C(n, 2) / C(k, 2))`` tables;
-3. else a *near-balanced* union: every pair meets once or twice (same search);
-4. else a greedy union in which every pair meets at least once.
+   while it has no more than ``max(max_groups, 2 * C(n, 2) / C(k, 2))`` groups;
+3. else a *near-balanced* union of Z_n orbits: every pair meets once or twice (same search);
+4. else a greedy union of Z_n orbits in which every pair meets at least once.
 
-Exact designs cannot exist for every ``n`` (a Steiner triple system needs ``n % 6`` in {1, 3});
-steps 3 and 4 are "as far as possible". :func:`meetings` counts how often each pair meets, for a
-report. The search is deterministic (no randomness, a fixed step budget), so the sample is the
-same everywhere; it takes well under a second up to about 60 bots.
+In every case each bot is in the same number of groups (a balanced design forces it; a union of
+Z_n orbits gives it by symmetry). Exact designs cannot exist for every ``n`` (a Steiner triple
+system needs ``n % 6`` in {1, 3}); steps 3 and 4 are "as far as possible". Checked for up to 80
+bots: exact or near-balanced (every pair meets once or twice) for 3-player tables throughout,
+for 4-player tables up to 64 bots and for most sizes above. :func:`meetings` counts how often
+each pair meets, for a report. The search is deterministic (no randomness, a budget counted in
+steps, not seconds), so the sample is the same everywhere; it takes up to about a second at 60
+bots and a few seconds at 80.
 
 Swiss (:func:`swiss_round`): bots are ranked by points, ties in an order drawn from the seed;
 then paired top-down, each with the nearest-ranked bot it has not met (the Monrad system), with
@@ -81,8 +85,11 @@ MAX_GROUPS = 500
 #: A bye scores like a win of the round: 1 point per game, 2 games per duplicate pair.
 BYE_POINTS = 2.0
 
-#: Search steps allowed for each attempt at an (exactly or nearly) balanced design.
-DESIGN_BUDGET = 400
+#: Search steps (orbits examined) for one attempt at an exactly balanced design, for all of
+#: them together, and for one attempt at a near-balanced one: about a second at most.
+EXACT_BUDGET = 100_000
+EXACT_TOTAL_BUDGET = 300_000
+NEAR_BUDGET = 1_000_000
 
 #: Search steps allowed for each attempt at a Swiss pairing.
 SWISS_BUDGET = 20_000
@@ -185,8 +192,15 @@ def seat_groups(
 
     Returns:
         The round's tables, indexed from ``first_index``.
+
+    Raises:
+        ValueError: a group of fewer than two different bots, groups of different sizes, or a
+            ``first_index`` that is not a multiple of the group size (so that
+            ``deal_group == index // players`` holds across rounds).
     """
     keyed = [tuple(sorted(g)) for g in groups]
+    if len({len(g) for g in keyed}) > 1 or (keyed and first_index % len(keyed[0])):
+        raise ValueError("a round's groups are all one size, starting on a whole deal group")
     keyed.sort(key=lambda g: (derive_seed(seed, "group-order", round_number, *g), g))
     tables: list[Table] = []
     for position, group in enumerate(keyed):
@@ -298,12 +312,15 @@ def _orbits(modulus: int, k: int, infinity: bool) -> list[_Orbit]:
     return orbits
 
 
-def _search(orbits: Sequence[_Orbit], low: int, high: int, budget: int) -> list[int] | None:
+def _search(
+    orbits: Sequence[_Orbit], low: int, high: int, budget: int
+) -> tuple[list[int] | None, int]:
     """Orbits whose covers add up to between ``low`` and ``high`` in every class, or None.
 
     Depth-first: cover the class with the fewest fitting orbits first; orbits chosen for the
     same class in a row are taken in increasing order, so no set is tried twice in a row.
-    Gives up (None) after ``budget`` steps.
+    Gives up (None) once ``budget`` steps have been taken, a step being one orbit examined
+    (so the budget bounds the time, whatever the size). Also returns the steps taken.
     """
     classes = len(orbits[0].cover)
     covered = [0] * classes
@@ -317,7 +334,6 @@ def _search(orbits: Sequence[_Orbit], low: int, high: int, budget: int) -> list[
 
     def extend(last_class: int, last_orbit: int) -> bool | None:
         nonlocal steps
-        steps += 1
         if steps > budget:
             return None
         best: tuple[int, list[int]] | None = None
@@ -327,6 +343,7 @@ def _search(orbits: Sequence[_Orbit], low: int, high: int, budget: int) -> list[
             most = len(best[1]) if best is not None else len(orbits)
             fitting: list[int] = []
             for i in by_class[c]:
+                steps += 1
                 if (c != last_class or i > last_orbit) and fits(i):
                     fitting.append(i)
                     if len(fitting) >= most:
@@ -350,30 +367,30 @@ def _search(orbits: Sequence[_Orbit], low: int, high: int, budget: int) -> list[
                 covered[cc] -= v
         return False
 
-    return chosen if extend(-1, -1) else None
+    return (chosen if extend(-1, -1) else None), steps
 
 
 def _cyclic_design(n: int, k: int, max_groups: int) -> list[tuple[int, ...]]:
     """The balanced sample of :func:`balanced_groups` for ``C(n, k) > max_groups``."""
-    families = [(n, False, _orbits(n, k, False)), (n - 1, True, _orbits(n - 1, k, True))]
+    families = [(n, _orbits(n, k, False)), (n - 1, _orbits(n - 1, k, True))]
     pairs_per_group = math.comb(k, 2)
     least = math.comb(n, 2) / pairs_per_group
     limit = max(max_groups, 2 * least)
-    lam = 1
-    while lam * least <= limit:
+    lam, left = 1, EXACT_TOTAL_BUDGET
+    while lam * least <= limit and left > 0:
         divisible = lam * (n - 1) % (k - 1) == 0 and lam * n * (n - 1) % (k * (k - 1)) == 0
         if divisible:
-            for modulus, infinity, orbits in families:
-                chosen = _search(orbits, lam, lam, DESIGN_BUDGET)
+            for modulus, orbits in families:
+                chosen, steps = _search(orbits, lam, lam, min(EXACT_BUDGET, left))
+                left -= steps
                 if chosen is not None:
-                    return _develop(orbits, chosen, modulus, infinity)
+                    return _develop(orbits, chosen, modulus)
         lam += 1
-    for modulus, infinity, orbits in families:
-        chosen = _search(orbits, 1, 2, DESIGN_BUDGET)
-        if chosen is not None:
-            return _develop(orbits, chosen, modulus, infinity)
-    orbits = families[0][2]
-    return _develop(orbits, _greedy_cover(orbits), n, False)
+    # Below, Z_n alone: a union of its orbits gives every bot equally many tables, which an
+    # unbalanced 1-rotational design would not (the fixed point is in every one of its orbits).
+    cyclic = families[0][1]
+    chosen, _ = _search(cyclic, 1, 2, NEAR_BUDGET)
+    return _develop(cyclic, chosen if chosen is not None else _greedy_cover(cyclic), n)
 
 
 def _greedy_cover(orbits: Sequence[_Orbit]) -> list[int]:
@@ -382,22 +399,26 @@ def _greedy_cover(orbits: Sequence[_Orbit]) -> list[int]:
     covered = [0] * classes
     chosen: list[int] = []
     while 0 in covered:
-        c = covered.index(0)
-
-        def excess(i: int) -> tuple[int, int, int]:
-            cover = orbits[i].cover
-            extra = sum(v for cc, v in enumerate(cover) if covered[cc])
-            new = sum(1 for cc, v in enumerate(cover) if v and not covered[cc])
-            return extra, -new, i
-
-        best = min((i for i, o in enumerate(orbits) if o.cover[c]), key=excess)
+        first = covered.index(0)
+        now = tuple(covered)
+        best = min(
+            (i for i, o in enumerate(orbits) if o.cover[first]),
+            key=lambda i: _excess(orbits[i].cover, now, i),
+        )
         chosen.append(best)
         covered = [a + b for a, b in zip(covered, orbits[best].cover, strict=True)]
     return chosen
 
 
+def _excess(cover: Sequence[int], covered: Sequence[int], i: int) -> tuple[int, int, int]:
+    """Greedy preference: least cover added to covered classes, most new classes, lowest i."""
+    extra = sum(v for v, done in zip(cover, covered, strict=True) if done)
+    new = sum(1 for v, done in zip(cover, covered, strict=True) if v and not done)
+    return extra, -new, i
+
+
 def _develop(
-    orbits: Sequence[_Orbit], chosen: Iterable[int], modulus: int, infinity: bool
+    orbits: Sequence[_Orbit], chosen: Iterable[int], modulus: int
 ) -> list[tuple[int, ...]]:
     """Every table of the chosen orbits, with infinity as the last entrant (``modulus``)."""
     groups = set()
@@ -405,7 +426,6 @@ def _develop(
         base = orbits[i].base
         for shift in range(modulus):
             groups.add(tuple(sorted(modulus if b is None else (b + shift) % modulus for b in base)))
-    assert not infinity or all(len(g) == len(orbits[0].base) for g in groups)
     return sorted(groups)
 
 
@@ -448,7 +468,7 @@ def swiss_round(
     candidates: list[int | None] = [None]
     if n % 2:
         position = {e: i for i, e in enumerate(rank)}
-        candidates = sorted(rank, key=lambda e: (had_bye[e], -position[e]))
+        candidates = [*sorted(rank, key=lambda e: (had_bye[e], -position[e]))]
     for allowed in range(n // 2 + 1):
         for bye in candidates:
             field = [e for e in rank if e != bye]

@@ -41,9 +41,9 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
-from arena.tournament.ratings import pentanomial, score_of_elo, trinomial
+from arena.tournament.ratings import half_points, score_of_elo
 
-Status = Literal["continue", "H0", "H1"]
+SprtStatus = Literal["continue", "H0", "H1"]
 
 #: The pseudo-count fishtest puts in an empty frequency cell before computing the LLR.
 REGULARIZE = 1e-3
@@ -130,7 +130,7 @@ class Sprt:
         self.lower, self.upper = bounds(alpha, beta)
         self._counts = [0] * (5 if paired else 3)
         self._llr = 0.0
-        self._status: Status = "continue"
+        self._status: SprtStatus = "continue"
 
     @property
     def counts(self) -> tuple[int, ...]:
@@ -148,25 +148,23 @@ class Sprt:
         return self._llr
 
     @property
-    def status(self) -> Status:
+    def status(self) -> SprtStatus:
         """``"continue"``, or the decision: ``"H0"`` (not better by elo1), ``"H1"`` (better)."""
         return self._status
 
-    def add_game(self, score: float) -> Status:
+    def add_game(self, score: float) -> SprtStatus:
         """Count one game (score 1, 0.5 or 0 for the bot under test) and return the status."""
         if self.paired:
             raise ValueError("this test counts duplicate-deal pairs: use add_pair")
-        (index,) = (i for i, c in enumerate(trinomial([score])) if c)
-        return self._add(index)
+        return self._add(half_points(score))
 
-    def add_pair(self, first: float, second: float) -> Status:
+    def add_pair(self, first: float, second: float) -> SprtStatus:
         """Count the two games of one duplicate deal and return the status."""
         if not self.paired:
             raise ValueError("this test counts single games: use add_game")
-        (index,) = (i for i, c in enumerate(pentanomial([(first, second)])) if c)
-        return self._add(index)
+        return self._add(half_points(first) + half_points(second))
 
-    def _add(self, index: int) -> Status:
+    def _add(self, index: int) -> SprtStatus:
         self._counts[index] += 1
         self._llr = llr_logistic(self.elo0, self.elo1, self._counts)
         if self._status == "continue":
