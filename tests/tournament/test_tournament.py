@@ -194,3 +194,38 @@ def test_sprt_stops_at_a_decision(
     assert decided + 1 <= 15
     assert recorded(tmp_path / "s" / "tournament.db") == 2 * len(pairs)
     assert live_processes_with(marker) == []
+
+
+def test_swiss_rounds_are_paired_from_results(tmp_path: Path, marker: str) -> None:
+    """Five bots, two Swiss rounds: each round two pairs on both seatings and one bye."""
+    out = tmp_path / "t"
+    commands = [*bots(marker), f"{PY} sample_bots/greedy.py {marker} second"]
+    run = subprocess.run(
+        [PY, "-m", "arena", "tournament", *commands, "--format", "swiss", "--rounds", "2",
+         "--hands", "1", "--seed", "2", "--out", str(out), "--workers", "2"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "final standings (8 matches)" in run.stdout
+    with sqlite3.connect(out / "tournament.db") as conn:
+        rounds = conn.execute("SELECT round, count(*) FROM tables GROUP BY round").fetchall()
+        seats = [json.loads(r[0]) for r in conn.execute("SELECT seats FROM tables")]
+    assert rounds == [(1, 4), (2, 4)]
+    pairs = [frozenset(s) for s in seats]
+    assert all(pairs.count(p) == 2 for p in pairs)  # each pair twice: both seatings, no repeat
+    assert live_processes_with(marker) == []
+
+
+def test_three_player_tables_rotate_every_seat(tmp_path: Path, marker: str) -> None:
+    """Four bots at three-player tables: every combination, each deal in three rotations."""
+    out = tmp_path / "t"
+    run = subprocess.run(
+        [PY, "-m", "arena", "tournament", *bots(marker), "--players", "3", "--hands", "1",
+         "--seed", "3", "--out", str(out), "--workers", "2", "--concurrency", "4"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "final standings (12 matches)" in run.stdout
+    document = standings(out / "tournament.db")
+    assert [line["matches"] for line in document["standings"]] == [9, 9, 9, 9]
+    assert live_processes_with(marker) == []
