@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arena.games.api import HandOutcome, IllegalMoveError, Move
-from arena.games.match import Match, MatchLength, start_match
+from arena.games.match import Match, MatchLength, hand_leader, start_match
 from arena.games.registry import get_game
 from arena.games.tiles import Tile
 from arena.replay import Action, HandOutcomeRecord, HandRecord, Replay, Retirement
@@ -43,7 +43,8 @@ class WalkStep:
         kind: what happened.
         hand_number: the hand it belongs to (``None`` for the match end).
         match: the match after the event.
-        seat: who moved, was retired, or is to lead (``HAND_START``).
+        seat: who moved, was retired, or leads (``HAND_START``: the seat to lead, or in Fives
+            the seat whose tile the automatic opening laid).
         move: for ``MOVE``, the engine move; ``action`` is its replay record.
         drawn: for a draw, the tile drawn.
         retirement: for ``RETIRE``, its replay record.
@@ -87,7 +88,9 @@ def walk_replay(replay: Replay) -> Iterator[WalkStep]:
     match = start_of(replay)
     for record in replay.hands:
         yield (step := _hand_start(match, record, replay.seed))
-        led = False
+        # In Fives the lead is the automatic opening, already in the hand's history (checked by
+        # _hand_start); in Matador it is the first recorded move.
+        led = bool(match.hand.view(0).history)
         for index, event in enumerate(record.events, start=1):
             where = f"hand {record.hand_number}, event {index}"
             if isinstance(event, Action):
@@ -130,7 +133,15 @@ def _hand_start(match: Match, record: HandRecord, seed: int) -> WalkStep:
     dealt = ([list(h) for h in deal.hands], list(deal.boneyard))
     if dealt != (record.deal.hands, list(record.deal.boneyard)):
         raise ReplayMismatch(f"{where}: the recorded deal is not the one seed {seed} gives")
-    return WalkStep(WalkKind.HAND_START, record.hand_number, match, seat=match.hand.to_move)
+    hand = match.hand
+    if hand.view(0).history:  # an automatic opening (Fives): its seat is the leader
+        leader = hand_leader(hand)
+        if leader != record.leader:
+            raise ReplayMismatch(
+                f"{where}: leader recorded as seat {record.leader}, but seat {leader} opened"
+            )
+        return WalkStep(WalkKind.HAND_START, record.hand_number, match, seat=leader)
+    return WalkStep(WalkKind.HAND_START, record.hand_number, match, seat=hand.to_move)
 
 
 def _move(match: Match, event: Action, where: str) -> WalkStep:

@@ -3,6 +3,10 @@
 The engines (:mod:`arena.games`) and the protocol (:mod:`protocol`) import neither each other;
 this module is the one bridge, used by the referee, the replay verifier and the sample bots'
 helpers alike.
+
+Fives' extra table facts (the spinner, its arms, the count and the scoring events) go into the
+messages whenever the seat's view carries a count (``SeatView.end_count`` is set: Fives); a
+Matador view has none, and its messages stay exactly as they were.
 """
 
 from __future__ import annotations
@@ -19,6 +23,13 @@ _DRAW_WIRE = m.Draw()
 _PASS_WIRE = m.Pass()
 _wire_cache: dict[Move, m.WireMove] = {}
 _ENDS: dict[tuple[tuple[str, int], ...], list[m.End]] = {}
+_SCORES: dict[tuple[int, int, str], m.Score] = {}
+
+#: The rules config message of each game, by the game's name.
+_RULES_CONFIGS: dict[str, type[m.MatadorRules] | type[m.FivesRules]] = {
+    "matador": m.MatadorRules,
+    "fives": m.FivesRules,
+}
 
 
 def move_to_wire(move: Move) -> m.WireMove:
@@ -59,10 +70,11 @@ def move_from_wire(wire: m.WireMove | m.ReplyMove) -> Move:
 
 
 def rules_to_wire(game: str, rules: dict[str, Any]) -> m.RulesConfig:
-    """The rules config message for a game's rules mapping."""
-    if game != "matador":
+    """The rules config message for a game's rules mapping (tagged with the game's name)."""
+    config = _RULES_CONFIGS.get(game)
+    if config is None:
         raise ValueError(f"no protocol rules config for game {game!r}")
-    return msgspec.convert(rules, m.MatadorRules)
+    return msgspec.convert(rules, config)
 
 
 def rules_from_wire(config: m.RulesConfig) -> dict[str, Any]:
@@ -80,6 +92,24 @@ def _ends(ends: tuple[tuple[str, int], ...]) -> list[m.End]:
     return wire
 
 
+def score_to_wire(event: tuple[int, int, str]) -> m.Score:
+    """The protocol form of a scoring event ``(seat, points, reason)`` (cached)."""
+    wire = _SCORES.get(event)
+    if wire is None:
+        seat, points, text = event
+        reason: Any = text
+        wire = _SCORES[event] = m.Score(seat=seat, points=points, reason=reason)
+    return wire
+
+
+def arms_to_wire(view: SeatView) -> m.Arms | None:
+    """The ``arms`` field of a Fives view: ``None`` before a spinner is laid."""
+    if not view.arms:
+        return None
+    arms = dict(view.arms)
+    return m.Arms(north=list(arms.get("north", ())), south=list(arms.get("south", ())))
+
+
 class RequestBuilder:
     """Builds the ``request`` messages of a match, converting each public event only once.
 
@@ -89,14 +119,16 @@ class RequestBuilder:
     before asking for the next one.
     """
 
-    __slots__ = ("_history",)
+    __slots__ = ("_history", "_scoring")
 
     def __init__(self) -> None:
         self._history: list[m.Event] = []
+        self._scoring: list[m.Score] = []
 
     def new_hand(self) -> None:
-        """Forget the previous hand's history."""
+        """Forget the previous hand's history (and, in Fives, its scoring events)."""
         self._history = []
+        self._scoring = []
 
     def request(
         self, view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
@@ -108,6 +140,8 @@ class RequestBuilder:
             raise ValueError("the view's history is shorter than the last one: call new_hand()")
         for event in events[len(history) :]:
             history.append(m.Event(seat=event.seat, move=move_to_wire(event.move)))
+        if view.end_count is not None:
+            return self._fives_request(view, request_id, hand_number, time_left_ms, bank_ms)
         return m.MoveRequest(
             id=request_id,
             hand_number=hand_number,
@@ -127,6 +161,40 @@ class RequestBuilder:
             retired=list(view.retired),
         )
 
+    def _fives_request(
+        self, view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
+    ) -> m.MoveRequest:
+        """A request with Fives' table facts: the spinner, its arms, the count, the scores."""
+        count = view.end_count
+        assert count is not None
+        scoring = self._scoring
+        if len(scoring) > len(view.scoring):
+            raise ValueError("the view's scoring is shorter than the last one: call new_hand()")
+        for event in view.scoring[len(scoring) :]:
+            scoring.append(score_to_wire(event))
+        return m.MoveRequest(
+            id=request_id,
+            hand_number=hand_number,
+            seat=view.seat,
+            hand=list(view.hand),
+            layout=list(view.layout),
+            ends=_ends(view.ends),
+            hand_counts=list(view.hand_counts),
+            boneyard_size=view.boneyard_size,
+            scores=list(view.scores),
+            draws=list(view.draws),
+            passes=list(view.passes),
+            history=self._history,
+            legal=[move_to_wire(mv) for mv in view.legal],
+            time_left_ms=max(0, time_left_ms),
+            bank_ms=max(0, bank_ms),
+            retired=list(view.retired),
+            spinner=view.spinner,
+            arms=arms_to_wire(view),
+            count=count,
+            scoring=scoring,
+        )
+
 
 def move_request(
     view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
@@ -136,7 +204,20 @@ def move_request(
 
 
 def hand_start(view: SeatView, hand_number: int, leader: int) -> m.HandStart:
-    """The ``hand_start`` message for the seat of ``view`` (at the start of a hand)."""
+    """The ``hand_start`` message for the seat of ``view`` (at the start of a hand).
+
+    ``leader`` is the seat that leads: in Fives, the seat whose tile the automatic opening
+    laid (the other seat moves first); the Fives message also shows the table after it.
+    """
+    if view.end_count is None:
+        return m.HandStart(
+            hand_number=hand_number,
+            leader=leader,
+            hand=list(view.hand),
+            hand_counts=list(view.hand_counts),
+            boneyard_size=view.boneyard_size,
+            scores=list(view.scores),
+        )
     return m.HandStart(
         hand_number=hand_number,
         leader=leader,
@@ -144,6 +225,12 @@ def hand_start(view: SeatView, hand_number: int, leader: int) -> m.HandStart:
         hand_counts=list(view.hand_counts),
         boneyard_size=view.boneyard_size,
         scores=list(view.scores),
+        layout=list(view.layout),
+        ends=list(_ends(view.ends)),
+        spinner=view.spinner,
+        arms=arms_to_wire(view),
+        count=view.end_count,
+        scoring=[score_to_wire(e) for e in view.scoring],
     )
 
 
@@ -152,9 +239,25 @@ def hand_end(
     hand_number: int,
     hands: list[list[tuple[int, int]]],
     layout: tuple[tuple[int, int], ...],
+    view: SeatView | None = None,
 ) -> m.HandEnd:
-    """The ``hand_end`` message: every hand revealed, the award and the new scores."""
+    """The ``hand_end`` message: every hand revealed, the award and the new scores.
+
+    ``view`` is any seat's view of the finished hand; in Fives it adds the spinner, its arms
+    and every scoring event of the hand (a Matador view adds nothing).
+    """
     result: Any = outcome.kind.value
+    if view is None or view.end_count is None:
+        return m.HandEnd(
+            hand_number=hand_number,
+            result=result,
+            winners=list(outcome.winners),
+            award=list(outcome.award),
+            scores=list(outcome.scores),
+            pips=list(outcome.pips),
+            hands=hands,
+            layout=list(layout),
+        )
     return m.HandEnd(
         hand_number=hand_number,
         result=result,
@@ -164,4 +267,7 @@ def hand_end(
         pips=list(outcome.pips),
         hands=hands,
         layout=list(layout),
+        spinner=view.spinner,
+        arms=arms_to_wire(view),
+        scoring=[score_to_wire(e) for e in view.scoring],
     )

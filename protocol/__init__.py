@@ -1,4 +1,4 @@
-"""Matador Arena protocol v1: the wire messages between the referee and bots.
+"""Matador Arena protocol v1: the wire messages between the referee and bots (Matador and Fives).
 
 Importable on its own (it depends only on msgspec), so Python bots can use it.
 """
@@ -6,11 +6,13 @@ Importable on its own (it depends only on msgspec), so Python bots can use it.
 from protocol.codec import ProtocolError, decode_from_bot, decode_to_bot, encode
 from protocol.messages import (
     PROTOCOL_VERSION,
+    Arms,
     Draw,
     DrawReply,
     End,
     Error,
     Event,
+    FivesRules,
     FromBot,
     HandEnd,
     HandStart,
@@ -26,6 +28,8 @@ from protocol.messages import (
     PlayReply,
     Ready,
     ReplyMove,
+    RulesConfig,
+    Score,
     SeatResult,
     TimeControl,
     ToBot,
@@ -35,11 +39,13 @@ from protocol.messages import (
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "Arms",
     "Draw",
     "DrawReply",
     "End",
     "Error",
     "Event",
+    "FivesRules",
     "FromBot",
     "HandEnd",
     "HandStart",
@@ -56,6 +62,8 @@ __all__ = [
     "ProtocolError",
     "Ready",
     "ReplyMove",
+    "RulesConfig",
+    "Score",
     "SeatResult",
     "TimeControl",
     "ToBot",

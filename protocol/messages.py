@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import msgspec
-from msgspec import Meta
+from msgspec import UNSET, Meta, UnsetType
 
 PROTOCOL_VERSION = 1
 
@@ -29,7 +29,13 @@ Tile = Annotated[
 ]
 Seat = Annotated[int, Meta(ge=0, le=3, description="A seat number, 0-based.")]
 RequestId = Annotated[int, Meta(ge=0, description="The id of the request being answered.")]
-Position = Literal["left", "right"]
+Position = Annotated[
+    Literal["left", "right", "west", "east", "north", "south"],
+    Meta(
+        description="An open end, named by position: left/right in Matador; west/east (the "
+        "line) and north/south (the spinner's arms) in Fives."
+    ),
+]
 MAX_DEBUG_CHARS = 1024
 MAX_NAME_CHARS = 64
 
@@ -115,7 +121,14 @@ class MatadorRules(_ToBotPart, tag="matador", tag_field="game", frozen=True):
     draw_mode: Literal["until_playable", "one_then_pass"] = "until_playable"
 
 
-RulesConfig = MatadorRules
+class FivesRules(_ToBotPart, tag="fives", tag_field="game", frozen=True):
+    """The Fives variant flags in force (SPEC.md section 2); docs/rules.md explains each."""
+
+    spinner_sides_first: bool = True
+    block_winner: Literal["more_points", "fewer_pips"] = "more_points"
+
+
+RulesConfig = MatadorRules | FivesRules
 
 
 class MatchLength(_ToBotPart, frozen=True):
@@ -155,6 +168,27 @@ class Event(_ToBotPart, frozen=True):
     move: WireMove
 
 
+class Score(_ToBotPart, frozen=True):
+    """One scoring event of a Fives hand: ``seat`` scored ``points`` for ``reason``.
+
+    ``count``: the count of the open ends after a placement (the automatic opening included)
+    was a positive multiple of five. ``domino`` and ``block``: the hand-end award (a block
+    award may be zero or negative).
+    """
+
+    seat: Seat
+    points: int
+    reason: Literal["count", "domino", "block"]
+
+
+class Arms(_ToBotPart, frozen=True):
+    """The spinner's two arms (Fives), each read outward from the spinner, each tile as
+    ``[inner_half, outer_half]``; the last tile's outer half is that end's value."""
+
+    north: list[Tile]
+    south: list[Tile]
+
+
 class SeatResult(_ToBotPart, frozen=True):
     """How one seat finished the match."""
 
@@ -175,7 +209,7 @@ class Hello(_ToBot, tag="hello", frozen=True):
     """The handshake: sent once, first. The bot answers with ``ready`` within ``startup_ms``."""
 
     protocol: int
-    game: Literal["matador"]
+    game: Literal["matador", "fives"]
     seat: Seat
     players: Annotated[int, Meta(ge=2, le=4)]
     rules: RulesConfig
@@ -184,8 +218,38 @@ class Hello(_ToBot, tag="hello", frozen=True):
     seed: Annotated[int, Meta(ge=0, description="A seed for the bot's own randomness.")]
 
 
+# The Fives-only fields of the messages to bots. Each defaults to UNSET, which msgspec leaves out
+# of the encoding: a Matador message never has them, and its bytes are those of before Fives.
+_Spinner = Annotated[
+    int | None,
+    Meta(description="Fives only: the index in layout of the spinner, null before one is laid."),
+]
+_ArmsField = Annotated[
+    Arms | None,
+    Meta(description="Fives only: the spinner's north and south arms, null before a spinner."),
+]
+_Count = Annotated[
+    int, Meta(ge=0, description="Fives only: the count of the open ends now (SPEC 2.5).")
+]
+_Scoring = Annotated[
+    list[Score],
+    Meta(description="Fives only: every scoring event of this hand so far, oldest first."),
+]
+_OpeningLayout = Annotated[
+    list[Tile], Meta(description="Fives only: the line after the automatic opening.")
+]
+_OpeningEnds = Annotated[
+    list[End], Meta(description="Fives only: the open ends after the automatic opening.")
+]
+
+
 class HandStart(_ToBot, tag="hand_start", frozen=True):
-    """A hand begins: your tiles, who leads, every seat's tile count."""
+    """A hand begins: your tiles, who leads, every seat's tile count.
+
+    In Fives the opening is automatic: ``leader`` has already laid its tile (shown in
+    ``layout`` and ``ends``, its count in ``count`` and ``scoring``, its points in ``scores``),
+    and the other seat moves first. The Fives-only fields are absent in Matador.
+    """
 
     hand_number: Annotated[int, Meta(ge=1)]
     leader: Seat
@@ -193,12 +257,20 @@ class HandStart(_ToBot, tag="hand_start", frozen=True):
     hand_counts: list[int]
     boneyard_size: int
     scores: list[int]
+    layout: _OpeningLayout | UnsetType = UNSET
+    ends: _OpeningEnds | UnsetType = UNSET
+    spinner: _Spinner | UnsetType = UNSET
+    arms: _ArmsField | UnsetType = UNSET
+    count: _Count | UnsetType = UNSET
+    scoring: _Scoring | UnsetType = UNSET
 
 
 class MoveRequest(_ToBot, tag="request", frozen=True):
     """Your move: everything this seat may know, the legal moves and the time left.
 
-    Answer with a ``move`` carrying the same ``id``. A bot can play from this message alone.
+    Answer with a ``move`` carrying the same ``id``. A bot can play from this message alone. In
+    Fives it also carries the spinner, its arms, the count and the hand's scoring events (absent
+    in Matador).
     """
 
     id: RequestId
@@ -207,7 +279,10 @@ class MoveRequest(_ToBot, tag="request", frozen=True):
     hand: list[Tile]
     layout: Annotated[
         list[Tile],
-        Meta(description="The chain from the left end to the right end, each tile as it lies."),
+        Meta(
+            description="The chain from the left end to the right end, each tile as it lies "
+            "(in Fives the west-east line, from west to east, the spinner included)."
+        ),
     ]
     ends: list[End]
     hand_counts: list[int]
@@ -222,19 +297,31 @@ class MoveRequest(_ToBot, tag="request", frozen=True):
     ]
     bank_ms: Annotated[int, Meta(ge=0, description="The bank left (included in time_left_ms).")]
     retired: list[Seat] = []
+    spinner: _Spinner | UnsetType = UNSET
+    arms: _ArmsField | UnsetType = UNSET
+    count: _Count | UnsetType = UNSET
+    scoring: _Scoring | UnsetType = UNSET
 
 
 class HandEnd(_ToBot, tag="hand_end", frozen=True):
-    """A hand is over: how it ended, every hand revealed, the award and the scores."""
+    """A hand is over: how it ended, every hand revealed, the award and the scores.
+
+    ``result`` is ``"target"`` when a Fives score reached 100 during the hand (the match ends
+    there; the award is then zero). In Fives, ``scoring`` lists every scoring event of the
+    hand, the last count and the award included, so every bot learns every score.
+    """
 
     hand_number: Annotated[int, Meta(ge=1)]
-    result: Literal["domino", "block"]
+    result: Literal["domino", "block", "target"]
     winners: list[Seat]
     award: list[int]
     scores: list[int]
     pips: list[int]
     hands: Annotated[list[list[Tile]], Meta(description="Every seat's tiles left, in seat order.")]
     layout: list[Tile]
+    spinner: _Spinner | UnsetType = UNSET
+    arms: _ArmsField | UnsetType = UNSET
+    scoring: _Scoring | UnsetType = UNSET
 
 
 class MatchEnd(_ToBot, tag="match_end", frozen=True):

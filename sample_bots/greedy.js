@@ -1,17 +1,23 @@
 #!/usr/bin/env node
-// A greedy Matador bot for node, no dependencies: the same strategy as sample_bots/greedy.py.
+// A greedy bot for node, Matador and Fives, no dependencies: the same strategy as
+// sample_bots/greedy.py.
 //
 // Protocol v1 is JSON Lines: one JSON object per line on stdin (from the referee), one per
 // line on stdout (to the referee). Every message has a "type". We answer "hello" with "ready"
 // and every "request" with a "move" carrying the request's "id"; everything else is
 // information. Log to stderr only: stdout is for protocol messages.
 //
-// Strategy, decided from the "request" message alone:
+// Strategy in Matador, decided from the "request" message alone:
 //   1. play the heaviest ordinary (non-matador) tile among the legal plays;
 //   2. otherwise draw, if drawing is legal (matadors 0-0, 6-1, 5-2, 4-3 are kept for later);
 //   3. otherwise play a matador, leaving the hardest end: blank (out 0) if possible, else the
 //      lowest value, preferring not to cover a blank end;
 //   4. otherwise pass (then PASS is the only legal move).
+// Strategy in Fives (hello.game is "fives"):
+//   1. play the move that scores the most (the count of the open ends after it, worked out
+//      from the request's layout, spinner and arms, when it is a positive multiple of five);
+//      among equal scores, the heaviest tile, as in Matador;
+//   2. otherwise draw or pass, the only legal move then.
 // Ties are broken deterministically.
 //
 // Run: node sample_bots/greedy.js
@@ -31,8 +37,9 @@ function tileName(tile) {
 
 const isMatador = (tile) => MATADORS.has(tileName(tile));
 const pips = (tile) => tile[0] + tile[1];
-// Tie-break on the end: the lead (end null), then left, then right.
-const endRank = (end) => (end === null ? 0 : end === "left" ? 1 : 2);
+// Tie-break on the end: the lead (end null), then left/west, then right/east, north, south.
+const END_RANK = { left: 1, right: 2, west: 1, east: 2, north: 3, south: 4 };
+const endRank = (end) => (end === null ? 0 : END_RANK[end]);
 
 /** Compare two key arrays element by element (like Python's tuple comparison). */
 function compareKeys(x, y) {
@@ -76,8 +83,74 @@ function matadorKey(play, ends) {
   return [play.out, -blanks, endRank(play.end)];
 }
 
+// -- Fives: what a play scores ------------------------------------------------------------
+
+/** What an end tile counts: its outer half, both halves for a double (SPEC 2.5). */
+const endValue = (tile, outer) => (tile[0] === tile[1] ? 2 * outer : outer);
+
+/** The count of the open ends of a Fives table (line west to east, spinner index, arms). */
+function fivesCount(line, spinner, north, south) {
+  if (spinner === null) {
+    if (line.length === 1) return line[0][0] + line[0][1]; // a lone tile counts its pips once
+    const last = line[line.length - 1];
+    return endValue(line[0], line[0][0]) + endValue(last, last[1]);
+  }
+  let count = 0;
+  const covered = (spinner > 0 ? 1 : 0) + (spinner < line.length - 1 ? 1 : 0);
+  if (covered <= 1) count += 2 * line[spinner][0]; // the spinner, while a side of it is open
+  if (spinner > 0) count += endValue(line[0], line[0][0]);
+  if (spinner < line.length - 1) {
+    const last = line[line.length - 1];
+    count += endValue(last, last[1]);
+  }
+  for (const arm of [north, south]) {
+    if (arm.length > 0) count += endValue(arm[arm.length - 1], arm[arm.length - 1][1]);
+  }
+  return count;
+}
+
+/** The points a play scores at once: the count after it, if a positive multiple of five. */
+function fivesPoints(play, request) {
+  const line = request.layout.map((t) => [t[0], t[1]]);
+  let spinner = typeof request.spinner === "number" ? request.spinner : null;
+  const arms = request.arms || null;
+  const north = arms ? arms.north.map((t) => [t[0], t[1]]) : [];
+  const south = arms ? arms.south.map((t) => [t[0], t[1]]) : [];
+  const [low, high] = play.tile;
+  const inner = low + high - play.out; // the half that touches the end
+  const double = low === high;
+  if (play.end === "west") {
+    line.unshift([play.out, inner]);
+    spinner = spinner !== null ? spinner + 1 : double ? 0 : null;
+  } else if (play.end === "east") {
+    line.push([inner, play.out]);
+    if (spinner === null && double) spinner = line.length - 1;
+  } else if (play.end === "north") {
+    north.push([inner, play.out]);
+  } else if (play.end === "south") {
+    south.push([inner, play.out]);
+  }
+  const count = fivesCount(line, spinner, north, south);
+  return count > 0 && count % 5 === 0 ? count : 0;
+}
+
+/** The greedy Fives move: the play that scores the most, then the heaviest. */
+function chooseFives(request) {
+  const plays = request.legal.filter((move) => move.action === "play");
+  if (plays.length === 0) {
+    const only = request.legal[0]; // DRAW or PASS, the only legal move then
+    return [only, "nothing to play: " + only.action];
+  }
+  const best = minBy(plays, (play) => [-fivesPoints(play, request), ...heaviestKey(play)]);
+  const points = fivesPoints(best, request);
+  const where = `${tileName(best.tile)} on ${best.end}`;
+  if (points > 0) return [best, `scores ${points}: ${where}`];
+  return [best, `no score: heaviest ${where} (${pips(best.tile)} pips)`];
+}
+
 /** The greedy move for a request, and a short note on why (kept in the replay). */
-function choose(request) {
+function choose(request, game) {
+  if (game === "fives") return chooseFives(request);
   const plays = request.legal.filter((move) => move.action === "play");
   const ordinary = plays.filter((play) => !isMatador(play.tile));
   if (ordinary.length > 0) {
@@ -117,6 +190,7 @@ function finish() {
 }
 
 const rl = readline.createInterface({ input: process.stdin, terminal: false });
+let game = "matador";
 
 rl.on("line", (line) => {
   if (finishing || line.trim() === "") return;
@@ -129,10 +203,11 @@ rl.on("line", (line) => {
   }
   switch (msg.type) {
     case "hello":
+      game = msg.game;
       send({ type: "ready", name: NAME });
       break;
     case "request": {
-      const [move, note] = choose(msg);
+      const [move, note] = choose(msg, game);
       // Echo the chosen legal move back exactly as listed, with the request's id.
       send({ type: "move", id: msg.id, move, debug: note.slice(0, MAX_DEBUG_CHARS) });
       break;

@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
-"""A greedy Matador bot written with the typed ``protocol`` package.
+"""A greedy bot for Matador and Fives, written with the typed ``protocol`` package.
 
-Strategy, decided from the ``request`` message alone:
+Strategy in Matador, decided from the ``request`` message alone:
 
 1. Play the heaviest ordinary (non-matador) tile among the legal plays, to shed pips.
 2. Otherwise draw, if drawing is legal: matadors (0-0, 6-1, 5-2, 4-3) are kept for later.
 3. Otherwise play a matador, choosing the tile, end and orientation that leave the hardest
    end for the opponents: a blank end (out 0) if possible, else the lowest value.
 4. Otherwise pass (then PASS is the only legal move).
+
+Strategy in Fives (``hello.game == "fives"``):
+
+1. Play the move that scores the most: the count of the open ends after it (worked out from
+   the request's ``layout``, ``spinner`` and ``arms``, SPEC 2.5) when it is a positive multiple
+   of five; among equal scores, the heaviest tile, as in Matador.
+2. Otherwise (no play) draw or pass: the only legal move then.
 
 Ties are broken deterministically, so the bot plays the same moves in the same positions.
 ``sample_bots/greedy.js`` is the same bot in JavaScript.
@@ -27,6 +34,7 @@ except ImportError:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from protocol import (
+    Arms,
     Draw,
     End,
     Error,
@@ -48,7 +56,8 @@ from protocol.messages import MAX_DEBUG_CHARS
 
 NAME = "greedy"
 MATADORS = frozenset({(0, 0), (1, 6), (2, 5), (3, 4)})
-_END_RANK = {None: 0, "left": 1, "right": 2}  # tie-break: the lead, then left, then right
+# Tie-break on the end: the lead, then left/west, then right/east, then north, then south.
+_END_RANK = {None: 0, "left": 1, "right": 2, "west": 1, "east": 2, "north": 3, "south": 4}
 
 
 def is_matador(tile: tuple[int, int]) -> bool:
@@ -82,8 +91,83 @@ def matador_key(play: Play, ends: list[End]) -> tuple[int, int, int]:
     return (play.out, -blanks, _END_RANK[play.end])
 
 
-def choose(request: MoveRequest) -> tuple[WireMove, str]:
+# -- Fives: what a play scores --------------------------------------------------------------
+
+Line = list[tuple[int, int]]
+
+
+def _end_value(tile: tuple[int, int], outer: int) -> int:
+    """What an end tile counts: its outer half, both halves for a double (SPEC 2.5)."""
+    return 2 * outer if tile[0] == tile[1] else outer
+
+
+def fives_count(line: Line, spinner: int | None, north: Line, south: Line) -> int:
+    """The count of the open ends of a Fives table (SPEC 2.5).
+
+    ``line`` is the west-east line read from west to east, ``spinner`` the index in it of the
+    spinner (or ``None``), ``north`` and ``south`` its arms read outward from the spinner.
+    """
+    if spinner is None:
+        if len(line) == 1:  # a lone tile counts its pips once (a lone double 2d)
+            return sum(line[0])
+        return _end_value(line[0], line[0][0]) + _end_value(line[-1], line[-1][1])
+    count = 0
+    covered = (spinner > 0) + (spinner < len(line) - 1)
+    if covered <= 1:  # the spinner counts both halves while a side of it is open
+        count += 2 * line[spinner][0]
+    if spinner > 0:
+        count += _end_value(line[0], line[0][0])
+    if spinner < len(line) - 1:
+        count += _end_value(line[-1], line[-1][1])
+    for arm in (north, south):
+        if arm:  # an open arm with no tile yet counts nothing
+            count += _end_value(arm[-1], arm[-1][1])
+    return count
+
+
+def fives_points(play: Play, request: MoveRequest) -> int:
+    """The points ``play`` scores at once: the count after it, if a positive multiple of 5."""
+    line: Line = [(a, b) for a, b in request.layout]
+    spinner = request.spinner if isinstance(request.spinner, int) else None
+    arms = request.arms if isinstance(request.arms, Arms) else None
+    north: Line = [(a, b) for a, b in arms.north] if arms else []
+    south: Line = [(a, b) for a, b in arms.south] if arms else []
+    low, high = play.tile
+    inner = low + high - play.out  # the half that touches the end
+    double = low == high
+    if play.end == "west":
+        line.insert(0, (play.out, inner))
+        spinner = spinner + 1 if spinner is not None else (0 if double else None)
+    elif play.end == "east":
+        line.append((inner, play.out))
+        if spinner is None and double:
+            spinner = len(line) - 1
+    elif play.end == "north":
+        north.append((inner, play.out))
+    elif play.end == "south":
+        south.append((inner, play.out))
+    count = fives_count(line, spinner, north, south)
+    return count if count > 0 and count % 5 == 0 else 0
+
+
+def choose_fives(request: MoveRequest) -> tuple[WireMove, str]:
+    """The greedy Fives move: the play that scores the most, then the heaviest."""
+    plays = [move for move in request.legal if isinstance(move, Play)]
+    if not plays:
+        only = request.legal[0]  # DRAW or PASS, the only legal move then
+        return only, "nothing to play: " + ("draw" if isinstance(only, Draw) else "pass")
+    best = min(plays, key=lambda play: (-fives_points(play, request), *heaviest_key(play)))
+    points = fives_points(best, request)
+    where = f"{tile_name(best.tile)} on {best.end}"
+    if points:
+        return best, f"scores {points}: {where}"
+    return best, f"no score: heaviest {where} ({sum(best.tile)} pips)"
+
+
+def choose(request: MoveRequest, game: str = "matador") -> tuple[WireMove, str]:
     """The greedy move for ``request`` and a short note on why (kept in the replay)."""
+    if game == "fives":
+        return choose_fives(request)
     plays = [move for move in request.legal if isinstance(move, Play)]
     ordinary = [play for play in plays if not is_matador(play.tile)]
     if ordinary:
@@ -109,6 +193,7 @@ def send(message: Ready | MoveReply) -> None:
 
 def main() -> int:
     """Answer the referee until the match ends, we are stopped, or stdin closes."""
+    game = "matador"
     for line in sys.stdin.buffer:
         try:
             message = decode_to_bot(line)
@@ -116,9 +201,10 @@ def main() -> int:
             print(f"{NAME}: ignoring a message: {error}", file=sys.stderr)
             continue
         if isinstance(message, Hello):
+            game = message.game
             send(Ready(name=NAME))
         elif isinstance(message, MoveRequest):
-            move, note = choose(message)
+            move, note = choose(message, game)
             reply = MoveReply(id=message.id, move=as_reply(move), debug=note[:MAX_DEBUG_CHARS])
             send(reply)
         elif isinstance(message, HandStart | HandEnd):

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""A Matador bot that plays a uniformly random legal move: protocol v1 in the raw.
+"""A bot that plays a uniformly random legal move, in Matador or Fives: protocol v1 in the raw.
+
+It never looks at the game: every request lists the legal moves, whatever the game, so the same
+few lines play both.
 
 Standard library only, so it shows the wire format plainly. The referee starts this program
 and talks to it in JSON Lines: one JSON object per line on our stdin, one per line from our
@@ -36,6 +39,7 @@ def main():
         elif kind == "request":
             # Our turn. msg["legal"] lists every legal move, e.g.
             #   {"action": "play", "tile": [3, 5], "end": "left", "out": 5}
+            #   (in Fives the ends are "west", "east", "north" and "south")
             #   {"action": "draw"}  or  {"action": "pass"}
             # Answer with one of them and the request's id, within msg["time_left_ms"].
             move = rng.choice(msg["legal"])

@@ -14,14 +14,14 @@ import importlib
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
-from arena.cli import _build_parser
-from arena.games import matador
+from arena.cli import _build_parser, _match_flags
+from arena.games import fives, matador
 from arena.games.api import Deal, Move, derive_seed
-from arena.games.matador import MatadorRules, MatadorState, _copy, parse_rules, start_hand
+from arena.games.matador import MatadorState, _copy, parse_rules, start_hand
 from arena.games.match import hand_seed
 from arena.games.tiles import (
     ALL_TILES,
@@ -44,6 +44,7 @@ CHECK = re.compile(r"<!--\s*check:\s*(\{\".*?\})\s*-->", re.DOTALL)
 HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
 RULE_HEADING = re.compile(r"^1\.(\d+) ")
 MOVE_KINDS = ("position", "lead")
+FIVES_HEADING = re.compile(r"^2\.(\d+) ")
 
 
 def _sections(text: str) -> list[tuple[str, str]]:
@@ -70,7 +71,8 @@ CHECKS = _load_checks()
 
 def _check_id(index: int) -> str:
     heading, check, _visible = CHECKS[index]
-    number = heading.split(" ", 1)[0] if RULE_HEADING.match(heading) else heading[:24]
+    numbered = RULE_HEADING.match(heading) or FIVES_HEADING.match(heading)
+    number = heading.split(" ", 1)[0] if numbered else heading[:24]
     return f"{index:02d}-{check.get('kind', 'position')}-{number}"
 
 
@@ -138,7 +140,10 @@ def _shown(moves: tuple[Move, ...]) -> list[str]:
     return [str(m) for m in moves]
 
 
-def _apply_text(state: MatadorState, text: str) -> MatadorState:
+S = TypeVar("S", MatadorState, fives.FivesState)
+
+
+def _apply_text(state: S, text: str) -> S:
     """Apply the legal move that ``str()`` renders as ``text``."""
     legal = state.legal_moves()
     chosen = [m for m in legal if str(m) == text]
@@ -177,15 +182,78 @@ def _check_moves(check: dict[str, Any]) -> None:
 
 
 def _check_deal(check: dict[str, Any]) -> None:
-    rules = parse_rules(check["rules"])
+    engine = {"matador": matador, "fives": fives}[check.get("game", "matador")]
+    rules = engine.parse_rules(check["rules"])
     seed = hand_seed(check["seed"], check["hand_number"])
     assert seed == derive_seed(check["seed"], "deal", check["hand_number"])
     if "shuffled" in check:
         assert shuffled_set(seed) == _tiles(check["shuffled"])
-    deal = matador.deal(rules, check["players"], seed)
+    deal = engine.deal(rules, check["players"], seed)
     assert [list(h) for h in deal.hands] == [_tiles(h) for h in check["hands"]]
     assert list(deal.boneyard) == _tiles(check["boneyard"])
-    assert start_hand(rules, check["players"], deal).to_move == check["leader"]
+    started = engine.start_hand(rules, check["players"], deal)
+    assert started.leader == check["leader"]
+    if check.get("game", "matador") == "matador":
+        assert started.to_move == check["leader"]
+
+
+# -- Fives --------------------------------------------------------------------------------------
+
+
+def build_fives(check: dict[str, Any]) -> fives.FivesState:
+    """A Fives hand started by the engine from ``hands`` (seven tiles each); the stock is
+    ``stock`` (top first) followed by every other tile in canonical order. ``match_scores`` are
+    the scores before the hand."""
+    rules = fives.parse_rules(check.get("rules", {}))
+    hands = [_tiles(h) for h in check["hands"]]
+    top = _tiles(check.get("stock", []))
+    used = [t for h in hands for t in h] + top
+    assert len(used) == len(set(used)), f"a tile is given twice in {check}"
+    stock = (*top, *(t for t in ALL_TILES if t not in used))
+    scores = tuple(check["match_scores"]) if "match_scores" in check else None
+    return fives.start_hand(rules, 2, Deal(tuple(tuple(h) for h in hands), stock), scores)
+
+
+def _fives_facts(state: fives.FivesState, check: dict[str, Any], suffix: str) -> None:
+    """Compare the facts a check gives (``count``, ``scores``, ``ends``...; with ``suffix``
+    ``"_after"``, those after its ``then`` moves) with the engine's position."""
+    view = state.view(0)
+    facts: dict[str, Any] = {
+        "count": state.count,
+        "scores": list(state.scores),
+        "ends": dict(state.open_ends),
+        "to_move": state.to_move,
+        "scoring": [list(e) for e in state.scoring],
+        "layout": [list(t) for t in view.layout],
+        "arms": {arm: [list(t) for t in tiles] for arm, tiles in view.arms},
+        "legal": _shown(state.legal_moves()),
+    }
+    for name, value in facts.items():
+        if name + suffix in check:
+            assert value == check[name + suffix], f"{name}{suffix}: the engine says {value}"
+
+
+def _check_fives(check: dict[str, Any]) -> None:
+    state = build_fives(check)
+    if "leader" in check:
+        assert state.leader == check["leader"]
+    if "opening" in check:
+        seat, move, _drawn = state.history()[0]
+        assert (seat, move.tile) == (state.leader, _tile(check["opening"]))
+    _fives_facts(state, check, "")
+    for text in check.get("then", []):
+        state = _apply_text(state, text)
+    _fives_facts(state, check, "_after")
+    if "outcome" in check:
+        outcome = state.outcome()
+        assert outcome is not None, "the hand should be over"
+        assert {
+            "kind": outcome.kind.value,
+            "winners": list(outcome.winners),
+            "award": list(outcome.award),
+            "pips": list(outcome.pips),
+            "scores": list(outcome.scores),
+        } == check["outcome"]
 
 
 def _check_rank(check: dict[str, Any]) -> None:
@@ -195,16 +263,23 @@ def _check_rank(check: dict[str, Any]) -> None:
 
 
 def _check_flag(check: dict[str, Any]) -> None:
+    game = check.get("game", "matador")
     name, cli, default = check["name"], check["cli"], check["default"]
-    assert list(matador._FLAG_VALUES[name]) == check["values"]
-    assert getattr(MatadorRules(), name) == default
-    assert getattr(messages.MatadorRules(), name) == default
+    engine = {"matador": matador, "fives": fives}[game]
+    assert list(engine._FLAG_VALUES[name]) == check["values"]
+    assert getattr(engine.parse_rules({}), name) == default
+    wire_config = {"matador": messages.MatadorRules, "fives": messages.FivesRules}[game]
+    assert getattr(wire_config(), name) == default
     parser = _build_parser()
-    assert getattr(parser.parse_args(["play", "a", "b"]), name) == default
+    base = ["play", "a", "b", "--game", game]
+    assert getattr(_match_flags(parser.parse_args(base)).rules, name) == default
     for value in check["values"]:
-        args = parser.parse_args(["play", "a", "b", cli, str(value)])
-        assert getattr(args, name) == value
-        assert getattr(parse_rules({name: value}), name) == value
+        if isinstance(value, bool):  # --flag / --no-flag
+            args = parser.parse_args([*base, cli if value else cli.replace("--", "--no-", 1)])
+        else:
+            args = parser.parse_args([*base, cli, str(value)])
+        assert getattr(_match_flags(args).rules, name) == value
+        assert getattr(engine.parse_rules({name: value}), name) == value
 
 
 def _check_constant(check: dict[str, Any]) -> None:
@@ -235,6 +310,7 @@ def test_rules_doc_example_matches_the_engine(index: int) -> None:
         "position": _check_moves,
         "lead": _check_moves,
         "deal": _check_deal,
+        "fives": _check_fives,
         "rank": _check_rank,
         "flag": _check_flag,
         "constant": _check_constant,
@@ -270,10 +346,32 @@ def test_every_rule_section_has_a_checked_example() -> None:
     assert numbers == list(range(1, 16))
 
 
+def test_rules_doc_has_at_least_twelve_fives_examples() -> None:
+    """The page checks at least twelve Fives positions against the engine."""
+    assert sum(c.get("kind") == "fives" for _h, c, _v in CHECKS) >= 12
+
+
+def test_every_fives_rule_section_has_a_checked_example() -> None:
+    """Sections 2.1 to 2.12 (Fives) are all present, in order, and each has a check."""
+    numbers = []
+    for heading, body in _sections(RULES_DOC.read_text(encoding="utf-8")):
+        match = FIVES_HEADING.match(heading)
+        if match:
+            numbers.append(int(match.group(1)))
+            assert CHECK.search(body), f"section {heading!r} has no checked example"
+    assert numbers == list(range(1, 13))
+
+
 def test_every_rules_flag_is_documented() -> None:
-    """Each flag of MatadorRules has a flag check (name, values, default, CLI option)."""
-    documented = {c["name"] for _h, c, _v in CHECKS if c.get("kind") == "flag"}
-    assert documented == set(matador._FLAG_VALUES)
+    """Each flag of MatadorRules and FivesRules has a flag check (name, values, default, CLI
+    option)."""
+    for game, engine in (("matador", matador), ("fives", fives)):
+        documented = {
+            c["name"]
+            for _h, c, _v in CHECKS
+            if c.get("kind") == "flag" and c.get("game", "matador") == game
+        }
+        assert documented == set(engine._FLAG_VALUES), game
 
 
 def test_position_helper_builds_what_it_is_told() -> None:

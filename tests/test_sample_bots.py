@@ -23,6 +23,7 @@ import msgspec
 import pytest
 import trio
 
+from arena.games.fives import FivesRules as EngineFivesRules
 from arena.games.matador import MATADOR
 from arena.games.matador import MatadorRules as EngineRules
 from arena.games.match import MatchLength as EngineMatchLength
@@ -32,6 +33,7 @@ from protocol import (
     Draw,
     End,
     Error,
+    FivesRules,
     HandEnd,
     HandStart,
     Hello,
@@ -586,3 +588,253 @@ def test_real_match_is_reproducible() -> None:
         return [(e.seat, e.move) for hand in replay.hands for e in hand.events]
 
     assert moves(5) == moves(5)
+
+
+# -- Fives ---------------------------------------------------------------------------------------
+#
+# Every sample bot plays both games. The random bot never looks at the game; the greedy bots
+# read hello.game and, in Fives, play the move that scores the most (the count after it, when a
+# positive multiple of five), then the heaviest tile.
+
+
+def fives_hello(seed: int = 1, seat: int = 1) -> Hello:
+    """A ``hello`` for a Fives match to 100 with the default rules."""
+    return Hello(
+        protocol=1,
+        game="fives",
+        seat=seat,
+        players=2,
+        rules=FivesRules(),
+        match=MatchLength(target=100),
+        time=TimeControl(startup_ms=5000, move_ms=1000),
+        seed=seed,
+    )
+
+
+def fives_position(hands: tuple[str, str], line: str = "", top: str = "") -> Any:
+    """A Fives hand started by the engine from ``hands`` (``"1-6 3-6 ..."``), the stock ``top``
+    first, then the moves of ``line`` (``str(Move)`` texts separated by ``;``) applied."""
+    from arena.games.api import Deal
+    from arena.games.fives import start_hand
+    from arena.games.tiles import ALL_TILES, make_tile
+
+    def tiles(text: str) -> list[tuple[int, int]]:
+        return [make_tile(int(t[0]), int(t[2])) for t in text.split()]
+
+    lists = [tuple(tiles(h)) for h in hands]
+    first = tiles(top) if top else []
+    used = {t for h in lists for t in h} | set(first)
+    stock = (*first, *(t for t in ALL_TILES if t not in used))
+    state = start_hand(EngineFivesRules(), 2, Deal(tuple(lists), stock))
+    for text in filter(None, (part.strip() for part in line.split(";"))):
+        state = state.apply(next(m for m in state.legal_moves() if str(m) == text))
+    return state
+
+
+def fives_request(state: Any, request_id: int) -> MoveRequest:
+    """The request the referee sends the seat to move in ``state``."""
+    return move_request(state.view(state.to_move), request_id, 1, 1000, 0)
+
+
+SIX = ("1-6 3-6 0-0 0-1 1-1 1-2 0-2", "6-6 4-6 2-6 0-3 0-4 1-3 1-4")
+# B after 1-6 west, 4-6 east, 3-6 north (ends west 1, east 4, north 3, south 6 empty):
+# 2-6 south and 1-3 west both count 10; 2-6 is heavier. 1-4 west (11) is the heaviest no-score.
+FIVES_SCORES_MOST = fives_request(
+    fives_position(SIX, "1-6 on west, 1 out; 4-6 on east, 4 out; 3-6 on north, 3 out"), 31
+)
+# A's first move on B's lone 6-6: 1-6 or 3-6, west or east; 3-6 counts 3 + 12 = 15, 1-6 13.
+FIVES_OPENING_REPLY = fives_request(fives_position(SIX), 32)
+# A holds no six for the lone 6-6: DRAW is the only move.
+FIVES_DRAW = fives_request(
+    fives_position(("0-1 0-2 0-3 0-4 1-3 1-4 2-3", "6-6 0-5 1-5 2-5 3-5 4-5 5-5"), top="1-2 3-6"),
+    33,
+)
+# No play scores: A leads 3-6 (9); B's 0-3 west 0 + 6 = 6, 3-4 west 4 + 6 = 10 (scores!),
+# 1-6 east 3 + 1 = 4, 2-6 east 3 + 2 = 5 (scores): 3-4 (10) beats 2-6 (5).
+FIVES_DOMINO_DEAL = ("3-6 2-5 0-1 1-4 2-4 4-5 3-5", "2-6 0-3 1-5 1-2 3-4 0-5 1-6")
+FIVES_TWO_SCORES = fives_request(fives_position(FIVES_DOMINO_DEAL), 34)
+# Then A after 2-6 east (ends west 3, east 2): 3-5 west 5 + 2 = 7, 2-4 east 3 + 4 = 7,
+# 2-5 east 3 + 5 = 8: nothing scores, so the heaviest, 3-5 (8 pips), on west.
+FIVES_NO_SCORE = fives_request(fives_position(FIVES_DOMINO_DEAL, "2-6 on east, 2 out"), 35)
+
+FIVES_GREEDY_CASES = [
+    pytest.param(
+        FIVES_SCORES_MOST, p(2, 6, "south", 2), "scores 10: 2-6 on south", id="most-points"
+    ),
+    pytest.param(
+        FIVES_OPENING_REPLY, p(3, 6, "west", 3), "scores 15: 3-6 on west", id="first-reply"
+    ),
+    pytest.param(
+        FIVES_TWO_SCORES, p(3, 4, "west", 4), "scores 10: 3-4 on west", id="ten-beats-five"
+    ),
+    pytest.param(
+        FIVES_NO_SCORE,
+        p(3, 5, "west", 5),
+        "no score: heaviest 3-5 on west (8 pips)",
+        id="no-score-heaviest",
+    ),
+    pytest.param(FIVES_DRAW, Draw(), "nothing to play: draw", id="only-draw"),
+]
+
+
+@pytest.mark.parametrize(("command", "name"), GREEDY_BOTS)
+@pytest.mark.parametrize(("position", "expected", "note"), FIVES_GREEDY_CASES)
+def test_greedy_fives_choice(
+    command: list[str], name: str, position: MoveRequest, expected: WireMove, note: str
+) -> None:
+    """Each greedy bot picks the move that scores the most in a Fives position, then the
+    heaviest, and says so in its note."""
+    run = run_bot(command, [fives_hello(), position, match_end()])
+    assert run.returncode == 0, run.stderr
+    (reply,) = run.moves()
+    assert reply.move == as_reply(expected), f"{name}: {reply.debug}"
+    assert reply.debug == note
+
+
+@pytest.mark.parametrize(("command", "name"), ALL_BOTS)
+def test_every_bot_answers_fives_requests_legally(command: list[str], name: str) -> None:
+    """Each bot answers a Fives transcript (hello, hand_start, requests, hand_end) legally."""
+    requests = [FIVES_OPENING_REPLY, FIVES_SCORES_MOST, FIVES_DRAW, FIVES_NO_SCORE]
+    state = fives_position(SIX)
+    start = hand_start_message(state)
+    run = run_bot(command, [fives_hello(), start, *requests, match_end()])
+    assert run.returncode == 0, f"{name}: {run.stderr}"
+    moves = run.moves()
+    assert [m.id for m in moves] == [r.id for r in requests]
+    for reply, sent in zip(moves, requests, strict=True):
+        assert reply.move in [as_reply(m) for m in sent.legal]
+
+
+def hand_start_message(state: Any) -> HandStart:
+    from arena.wire import hand_start as build_hand_start
+
+    return build_hand_start(state.view(1 - state.leader), 1, state.leader)
+
+
+def _greedy_module() -> dict[str, Any]:
+    import runpy
+
+    return runpy.run_path(str(BOT_DIR / "greedy.py"))
+
+
+def _fives_engine_positions(count: int, seed: int) -> list[tuple[Any, MoveRequest]]:
+    """``count`` real Fives positions (and their requests) from random playouts, both flags."""
+    from arena.games.fives import FIVES
+
+    rng = random.Random(seed)
+    found: list[tuple[Any, MoveRequest]] = []
+    match_number = 0
+    while len(found) < count:
+        rules = EngineFivesRules(spinner_sides_first=match_number % 2 == 0)
+        length = EngineMatchLength(target=None, hands=1)
+        hand = start_match(FIVES, rules, 2, seed + match_number, length).hand
+        while hand.outcome() is None and len(found) < count:
+            assert hand.to_move is not None
+            view = hand.view(hand.to_move)
+            found.append((hand, move_request(view, len(found), 1, 1000, 0)))
+            hand = hand.apply(rng.choice(view.legal))
+        match_number += 1
+    return found
+
+
+def _points(state: Any, move: Any) -> int:
+    """What ``move`` scores at once in ``state``, by the engine: its count event, if any."""
+    after = state.apply(move)
+    new = after.scoring[len(state.scoring) :]
+    return sum(points for _seat, points, reason in new if reason == "count")
+
+
+def test_greedy_fives_arithmetic_is_the_engines() -> None:
+    """greedy.py's count of the table after a play (from the request alone) scores exactly what
+    the engine scores for it, for every legal play of 300 real positions."""
+    from arena.wire import move_from_wire
+
+    points_of = _greedy_module()["fives_points"]
+    checked = 0
+    for state, request in _fives_engine_positions(300, seed=5):
+        for wire in request.legal:
+            if isinstance(wire, Play):
+                assert points_of(wire, request) == _points(state, move_from_wire(wire)), (
+                    request,
+                    wire,
+                )
+                checked += 1
+    assert checked > 300
+
+
+@needs_node
+def test_greedy_py_and_js_agree_on_fives_positions() -> None:
+    """greedy.py and greedy.js make the same Fives move, with the same note, in 200 real
+    positions, and it scores the most of the legal plays, then has the most pips."""
+    from arena.wire import move_from_wire
+
+    positions = _fives_engine_positions(200, seed=17)
+    requests = [request for _state, request in positions]
+
+    def replies(command: list[str]) -> list[MoveReply]:
+        run = run_bot(command, [fives_hello(), *requests, match_end()])
+        assert run.returncode == 0, run.stderr
+        return run.moves()
+
+    py = replies([sys.executable, str(BOT_DIR / "greedy.py")])
+    js = replies([NODE or "node", str(BOT_DIR / "greedy.js")])
+    assert [(r.move, r.debug) for r in py] == [(r.move, r.debug) for r in js]
+    for (state, sent), reply in zip(positions, py, strict=True):
+        assert reply.id == sent.id
+        plays = [w for w in sent.legal if isinstance(w, Play)]
+        if not plays:
+            assert reply.move == as_reply(sent.legal[0])
+            continue
+        scored = {w: _points(state, move_from_wire(w)) for w in plays}
+        chosen = next(w for w in plays if as_reply(w) == reply.move)
+        best = max(scored.values())
+        assert scored[chosen] == best
+        assert sum(chosen.tile) == max(sum(w.tile) for w in plays if scored[w] == best)
+
+
+def _play_fives(commands: list[str], seed: int) -> Any:
+    """A Fives match to 100 through the referee; returns the replay."""
+    from arena.games.fives import FIVES
+    from arena.referee.clock import TimeLimits
+    from arena.referee.match import MatchConfig, play_match
+
+    config = MatchConfig(
+        game=FIVES,
+        rules=EngineFivesRules(),
+        players=2,
+        seed=seed,
+        length=EngineMatchLength(target=100),
+        time=TimeLimits(startup_ms=5000, move_ms=2000),
+    )
+    return trio.run(play_match, config, commands)
+
+
+FIVES_MATCHES = [
+    pytest.param(["greedy.py", "greedy.js"], id="greedy.py-vs-greedy.js", marks=needs_node),
+    pytest.param(["random_bot.py", "greedy.py"], id="random-vs-greedy.py"),
+    pytest.param(["greedy.js", "random_bot.py"], id="greedy.js-vs-random", marks=needs_node),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scripts", FIVES_MATCHES)
+def test_real_fives_match(scripts: list[str]) -> None:
+    """A whole Fives match to 100 through play_match: every seat OK, the replay verifies, the
+    winner reached 100, and the greedy bots' notes show they scored."""
+    from arena.replay import Action, Status
+    from arena.verify import verify_replay
+
+    replay = _play_fives([_command(s) for s in scripts], seed=2024)
+    assert [(s.status, s.detail) for s in replay.seats] == [(Status.OK, "")] * 2
+    assert replay.result.reason == "target"
+    assert replay.result.winner is not None
+    assert replay.result.scores[replay.result.winner] >= 100
+    report = verify_replay(replay)
+    assert report.ok, report.error
+    notes = [
+        e.debug
+        for hand in replay.hands
+        for e in hand.events
+        if isinstance(e, Action) and e.debug is not None
+    ]
+    assert any(note.startswith("scores ") for note in notes)

@@ -61,7 +61,11 @@ RULE_SETS = (
     MatadorRules(hand_size="9-n", reserve=2, draw_mode="one_then_pass"),
     MatadorRules(lead="highest_double", draw_when_playable="never", reserve=2),
 )
-REQUEST_FIELDS = {field.name for field in msgspec.structs.fields(m.MoveRequest)} | {"type"}
+#: The Fives-only fields of a request, absent from every Matador request.
+FIVES_REQUEST_FIELDS = {"spinner", "arms", "count", "scoring"}
+REQUEST_FIELDS = {
+    field.name for field in msgspec.structs.fields(m.MoveRequest)
+} - FIVES_REQUEST_FIELDS | {"type"}
 #: The integer lists of a request, which may look like a tile when there are two seats.
 COUNT_FIELDS = {"hand_counts", "scores", "draws", "passes", "retired"}
 
@@ -514,7 +518,7 @@ def test_rules_round_trip_through_wire(flags: dict[str, Any]) -> None:
     assert rules_from_wire(decoded) == rules_dict(rules)
 
 
-def test_rules_for_another_game_are_refused() -> None:
-    """Only Matador has a rules config on the wire."""
+def test_rules_for_an_unknown_game_are_refused() -> None:
+    """Only the games the protocol knows (Matador, Fives) have a rules config on the wire."""
     with pytest.raises(ValueError, match="no protocol rules config"):
-        rules_to_wire("fives", {})
+        rules_to_wire("checkers", {})

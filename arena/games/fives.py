@@ -879,6 +879,8 @@ class FivesGame:
     name = "fives"
     min_players = 2
     max_players = 2
+    #: A match ends as soon as a score reaches it, whatever its length (SPEC 2.11).
+    match_target = TARGET
 
     def parse_rules(self, raw: dict[str, Any]) -> FivesRules:
         """See :func:`parse_rules`."""

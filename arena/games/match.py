@@ -2,6 +2,11 @@
 
 Pure like the engines: the deal of hand ``k`` comes from ``derive_seed(seed, "deal", k)``, so a
 match is a deterministic function of (game, rules, players, seed, length, moves, retirements).
+
+A game may have a target of its own (:func:`match_target`: Fives' 100, SPEC 2.11) that ends
+the match whatever its length says: during a hand (the engine ends the hand with
+``HandEnd.TARGET``) or through a hand's award (a domino or a block), also in a match played for
+a fixed number of hands.
 """
 
 from __future__ import annotations
@@ -15,12 +20,29 @@ from arena.games.api import Game, GameState, HandEnd, HandOutcome, Move, derive_
 MAX_HANDS = 500
 
 
+def match_target(game: Game) -> int | None:
+    """The score that ends a match of ``game`` as soon as any seat reaches it, whatever the
+    match length (a game's optional ``match_target`` attribute: 100 in Fives), or ``None``."""
+    target = getattr(game, "match_target", None)
+    return target if isinstance(target, int) else None
+
+
+def hand_leader(hand: GameState) -> int | None:
+    """The seat that leads ``hand``: the seat of the first entry of its public history (the
+    lead; in Fives the automatic opening, which is there from the start), else, before the lead,
+    the seat to move. ``None`` for a hand over before anybody led (not possible in the games
+    the arena knows)."""
+    history = hand.view(0).history
+    return history[0].seat if history else hand.to_move
+
+
 @dataclass(frozen=True, slots=True)
 class MatchLength:
     """Play to ``target`` points (checked after each hand), or exactly ``hands`` hands.
 
     Either way a hand that ends with ``HandEnd.TARGET`` (a game whose rules end the match
-    during a hand, as Fives does at 100) ends the match at once, with reason ``"target"``.
+    during a hand, as Fives does at 100) ends the match at once, with reason ``"target"``, and
+    so does a hand whose award takes a score to the game's own :func:`match_target`.
     """
 
     target: int | None = 100
@@ -115,9 +137,11 @@ class Match:
             raise ValueError("the current hand is not over")
         scores = outcome.scores
         done = replace(self, scores=scores, outcomes=(*self.outcomes, outcome))
-        if outcome.kind is HandEnd.TARGET:
-            # The engine ended the hand because a score reached the game's own target during
-            # play (Fives, SPEC 2.11): the match ends there, whatever its length says.
+        own = match_target(self.game)
+        if outcome.kind is HandEnd.TARGET or (own is not None and max(scores) >= own):
+            # A score reached the game's own target (Fives, SPEC 2.11): during play (the engine
+            # ended the hand) or through the hand's award. The match ends there, whatever its
+            # length says.
             return replace(done, result=done._result("target"))
         if self.length.hands is not None:
             if self.hand_number >= self.length.hands:

@@ -20,7 +20,7 @@ from typing import Any
 import trio
 
 from arena.games.api import Game, GameState, SeatView
-from arena.games.match import Match, MatchLength, bot_seed, start_match
+from arena.games.match import Match, MatchLength, bot_seed, hand_leader, start_match
 from arena.referee.channel import BotChannel, BotSpec, Connector
 from arena.referee.clock import SeatClock, TimeLimits
 from arena.referee.framing import LineTooLongError
@@ -126,6 +126,19 @@ class _Seat:
         return f"<Seat {self.seat} {self.name!r} {state}>"
 
 
+def freeze_startup_objects() -> None:
+    """Move every object alive now out of the cyclic collector's reach, once per process.
+
+    A long-lived process (``arena play``, a tournament worker) calls it after its imports and
+    set-up: the collector then never walks those objects again, which removes the gen-2 pauses
+    of tens of milliseconds that otherwise hit a match now and then. Per process, not per
+    match: a worker runs many matches at once, and they must not freeze and unfreeze each
+    other's objects.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 async def play_match(
     config: MatchConfig,
     commands: Sequence[str | BotSpec],
@@ -186,20 +199,15 @@ class _MatchRunner:
         # Every bot's context is entered on this stack and exited when the block ends, however it
         # ends; each exit kills the bot's whole process group (shielded from cancellation).
         async with self.stack:
-            try:
-                await self._start_bots()
-                gc.collect()
-                gc.freeze()  # start-up garbage is never collected again: no gen-2 pauses
-                match = start_match(
-                    config.game, config.rules, config.players, config.seed, config.length
-                )
-                # Bots that failed at start-up are retired before the first hand.
-                match = match.retire(*(s.seat for s in self.seats if not s.live))
-                self.match = match
-                match = await self._play_watched(match)
-                await self._finish(match)
-            finally:
-                gc.unfreeze()
+            await self._start_bots()
+            match = start_match(
+                config.game, config.rules, config.players, config.seed, config.length
+            )
+            # Bots that failed at start-up are retired before the first hand.
+            match = match.retire(*(s.seat for s in self.seats if not s.live))
+            self.match = match
+            match = await self._play_watched(match)
+            await self._finish(match)
         for seat in self.seats:
             if seat.channel is not None:
                 seat.stderr = seat.channel.stderr_text()
@@ -359,7 +367,10 @@ class _MatchRunner:
             hand = match.hand
             number = match.hand_number
             if self.announced != number:  # not when re-entered after the watchdog fired
-                leader = hand.to_move
+                # The seat that leads: in Fives the one whose tile the automatic opening laid
+                # (the other seat moves first); an opening that reaches the target ends the
+                # hand before any request, and the loop below then asks nobody.
+                leader = hand_leader(hand)
                 assert leader is not None
                 self.announced = number
                 self.requests.new_hand()
@@ -376,8 +387,9 @@ class _MatchRunner:
             if outcome is None:  # the match was forfeited during the hand
                 self._record_hand(number, finished, events, [])
                 break
-            hands_left = [list(finished.view(s).hand) for s in range(match.players)]
-            message = encode(hand_end(outcome, number, hands_left, finished.view(0).layout))
+            views = [finished.view(s) for s in range(match.players)]
+            hands_left = [list(view.hand) for view in views]
+            message = encode(hand_end(outcome, number, hands_left, views[0].layout, views[0]))
             # The award counts and the next hand is dealt before anybody is told: a bot that
             # fails to take the news is retired after this hand, from the next one on.
             match = match.next_hand()
@@ -396,11 +408,11 @@ class _MatchRunner:
         """Append a hand and its events to the record.
 
         Its ``leader`` is the seat that led: after any retirement before the lead, the one that
-        rule 1.4 picked among the seats still in play.
+        rule 1.4 picked among the seats still in play; in Fives, the seat of the automatic
+        opening (the first entry of the hand's history, never a recorded event).
         """
         deal = hand.deal()
-        first = next((e for e in events if isinstance(e, Action)), None)
-        leader = first.seat if first is not None else hand.to_move
+        leader = hand_leader(hand)
         outcome = hand.outcome()
         self.hands.append(
             HandRecord(

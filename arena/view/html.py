@@ -125,14 +125,20 @@ def _seat_data(replay: Replay, seat: int) -> dict[str, Any]:
 
 def _steps_data(replay: Replay, steps: Sequence[Step]) -> list[dict[str, Any]]:
     data = []
-    anchor = 0  # the layout index of the hand's lead tile: the left plays since the lead
+    anchor = 0  # the layout index of the hand's lead tile: the left (west) plays since the lead
     for step in steps:
         if step.kind is StepKind.HAND_START:
             anchor = 0
-        elif step.kind is StepKind.MOVE and step.move is not None and step.move.end == "left":
+        elif step.kind is StepKind.MOVE and step.move is not None and step.move.end in _FIRST:
             anchor += 1
         data.append(step_data(replay, step, anchor))
     return data
+
+
+#: The ends whose plays go before the first tile of the layout (Matador's left, Fives' west).
+_FIRST = ("left", "west")
+#: The ends whose plays go after its last tile.
+_LAST = ("right", "east")
 
 
 def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
@@ -153,6 +159,11 @@ def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
         "summary": summary(replay, step),
         "board": None if step.board is None else board_data(step.board, anchor),
     }
+    if step.scored:  # Fives: what this step scored, (seat, points, reason) per event
+        item["scored"] = [
+            {"seat": seat, "points": points, "reason": reason}
+            for seat, points, reason in step.scored
+        ]
     if step.drawn is not None and step.move is not None:  # what the other seats saw of it
         item["public_headline"] = headline(replay, step, public=True)
         item["public_summary"] = _move_summary(step.move, None, auto=False)
@@ -162,6 +173,7 @@ def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
         action = step.action
         item["move"] = msgspec.to_builtins(action.move)
         item["placed"] = placed_index(step)
+        item["placed_arm"] = placed_arm(step)
         item["drawn"] = None if step.drawn is None else list(step.drawn)
         item["auto"] = action.auto
         item["request_id"] = action.request_id
@@ -198,8 +210,14 @@ def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
 
 
 def board_data(board: Board, anchor: int = 0) -> dict[str, Any]:
-    """A board as JSON-ready data (tiles as ``[a, b]`` pairs, the layout's as they lie)."""
-    return {
+    """A board as JSON-ready data (tiles as ``[a, b]`` pairs, the layout's as they lie).
+
+    A Fives board also has ``spinner`` (the layout index of the spinner, or null), ``arms``
+    (``{"north": [...], "south": [...]}``, each read outward from the spinner, each tile as
+    ``[inner, outer]``; null before the spinner), ``count`` and ``scoring`` (the hand's
+    scoring events so far, as ``[seat, points, reason]``).
+    """
+    data: dict[str, Any] = {
         "layout": [list(t) for t in board.layout],
         "anchor": anchor,
         "ends": [[position, value] for position, value in board.ends],
@@ -209,6 +227,17 @@ def board_data(board: Board, anchor: int = 0) -> dict[str, Any]:
         "to_move": board.to_move,
         "retired": list(board.retired),
     }
+    if board.fives:
+        arms = dict(board.arms)
+        data["spinner"] = board.spinner
+        data["arms"] = (
+            None
+            if board.spinner is None
+            else {arm: [list(t) for t in arms.get(arm, ())] for arm in ("north", "south")}
+        )
+        data["count"] = board.count
+        data["scoring"] = [list(event) for event in board.scoring]
+    return data
 
 
 def failure_step(replay: Replay, steps: Sequence[Step], seat: int) -> int | None:
@@ -227,11 +256,20 @@ def failure_step(replay: Replay, steps: Sequence[Step], seat: int) -> int | None
 
 
 def placed_index(step: Step) -> int | None:
-    """Where in the layout the tile just played lies (``None`` when nothing was played)."""
+    """Where in the layout the tile just played lies (``None`` when nothing was played, or a
+    Fives tile went on an arm: see :func:`placed_arm`)."""
     move, board = step.move, step.board
-    if move is None or move.kind != "play" or board is None:
+    if move is None or move.kind != "play" or board is None or move.end in ("north", "south"):
         return None
-    return len(board.layout) - 1 if move.end == "right" else 0
+    return len(board.layout) - 1 if move.end in _LAST else 0
+
+
+def placed_arm(step: Step) -> str | None:
+    """The arm of the Fives spinner the tile just played went on (its last tile), or ``None``."""
+    move = step.move
+    if move is None or move.kind != "play" or move.end not in ("north", "south"):
+        return None
+    return move.end
 
 
 def summary(replay: Replay, step: Step) -> str:
@@ -240,11 +278,16 @@ def summary(replay: Replay, step: Step) -> str:
     if kind is StepKind.MATCH_START:
         return "Match start"
     if kind is StepKind.HAND_START:
+        board = step.board
+        if board is not None and board.fives and board.layout:
+            a, b = board.layout[0]
+            lead = tile_str((min(a, b), max(a, b)))
+            return f"Hand {step.hand_number} dealt, {lead} opened" + _scored_summary(step)
         return f"Hand {step.hand_number} dealt"
     if kind is StepKind.MOVE:
         assert step.move is not None
         assert step.action is not None
-        return _move_summary(step.move, step.drawn, auto=step.action.auto)
+        return _move_summary(step.move, step.drawn, auto=step.action.auto) + _scored_summary(step)
     if kind is StepKind.RETIRE:
         assert step.status is not None
         return f"retired: {step.status.value}" + (" (forfeit)" if step.forfeit else "")
@@ -258,6 +301,17 @@ def summary(replay: Replay, step: Step) -> str:
     assert result is not None
     won = "a draw" if result.winner is None else f"seat {result.winner} wins"
     return f"Match over: {won}"
+
+
+def _scored_summary(step: Step) -> str:
+    """`` (+10)``, `` (+5, domino +10)``: what a Fives step scored, for the move list."""
+    if not step.scored:
+        return ""
+    parts = [
+        ("" if reason == "count" else f"{reason} ") + f"{points:+d}"
+        for _seat, points, reason in step.scored
+    ]
+    return f" ({', '.join(parts)})"
 
 
 def _move_summary(move: Move, drawn: Tile | None, *, auto: bool) -> str:

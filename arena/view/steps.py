@@ -7,8 +7,9 @@ same match layer and engine the referee used, so every position shown is the eng
 The steps of a match, in order:
 
 - ``MATCH_START``: the settings and the seats (with any start-up failure); no board.
-- per hand: ``HAND_START`` (the deal, the leader to move), then one ``MOVE`` or ``RETIRE`` per
-  recorded event, then ``HAND_END`` (unless the match was forfeited during the hand).
+- per hand: ``HAND_START`` (the deal, the leader to move; in Fives the position after the
+  automatic opening, the opener as its seat), then one ``MOVE`` or ``RETIRE`` per recorded
+  event, then ``HAND_END`` (unless the match was forfeited during the hand).
 - ``MATCH_END``: the result, with the last board shown.
 """
 
@@ -18,7 +19,8 @@ import enum
 from dataclasses import dataclass, replace
 
 from arena.games.api import HandEnd, HandOutcome, Move
-from arena.games.match import Match, MatchResult
+from arena.games.match import Match, MatchResult, match_target
+from arena.games.registry import get_game
 from arena.games.tiles import Tile, tile_str
 from arena.replay import Action, Failure, Replay, Status
 from arena.replay_walk import ReplayMismatch, WalkKind, walk_replay
@@ -43,13 +45,20 @@ class Board:
     """The position at a step, with every seat's tiles (a replay hides nothing).
 
     Attributes:
-        layout: the chain from the left end to the right end, each tile as it lies.
+        layout: the chain from the left end to the right end, each tile as it lies (in Fives
+            the west-east line, from west to east, the spinner included).
         ends: the open ends as ``(position, value)``; empty before the lead.
         hands: each seat's tiles, canonical order, in seat order.
         boneyard_size: tiles left in the boneyard.
-        scores: the match scores (at a hand's end, with its award counted).
+        scores: the match scores (at a hand's end, with its award counted; in Fives they run
+            during the hand, every count included).
         to_move: the seat to act, or ``None`` when the hand is over.
         retired: the retired seats, in seat order.
+        arms: Fives: the spinner's ``("north", tiles)`` and ``("south", tiles)`` arms, read
+            outward, each tile as ``(inner, outer)``; empty before the spinner and in Matador.
+        spinner: Fives: the index in ``layout`` of the spinner, or ``None``.
+        count: Fives: the count of the open ends now; ``None`` in Matador.
+        scoring: Fives: the scoring events of the hand so far, ``(seat, points, reason)``.
     """
 
     layout: tuple[Tile, ...]
@@ -59,6 +68,15 @@ class Board:
     scores: tuple[int, ...]
     to_move: int | None
     retired: tuple[int, ...]
+    arms: tuple[tuple[str, tuple[Tile, ...]], ...] = ()
+    spinner: int | None = None
+    count: int | None = None
+    scoring: tuple[tuple[int, int, str], ...] = ()
+
+    @property
+    def fives(self) -> bool:
+        """Whether the board is a Fives table (it has a count)."""
+        return self.count is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +97,9 @@ class Step:
         forfeit: for ``RETIRE``, true when this retirement ended the match.
         outcome: for ``HAND_END``, how the hand ended, as the engine computed it.
         result: for ``MATCH_END``, the match result, as the engine computed it.
+        scored: Fives: the scoring events of this step, ``(seat, points, reason)`` (the
+            opening's count at ``HAND_START``; a count, and a domino or block award, at the
+            ``MOVE`` or ``RETIRE`` that caused them).
     """
 
     kind: StepKind
@@ -93,6 +114,7 @@ class Step:
     forfeit: bool = False
     outcome: HandOutcome | None = None
     result: MatchResult | None = None
+    scored: tuple[tuple[int, int, str], ...] = ()
 
 
 def build_steps(replay: Replay) -> list[Step]:
@@ -104,14 +126,25 @@ def build_steps(replay: Replay) -> list[Step]:
     """
     steps = [Step(StepKind.MATCH_START, None, None)]
     board: Board | None = None
+    scored = 0  # the scoring events of the hand shown so far
     for walked in walk_replay(replay):
         match = walked.match
         kind = walked.kind
         if kind is WalkKind.HAND_START:
             board = board_of(match)
-            steps.append(Step(StepKind.HAND_START, walked.hand_number, board, seat=walked.seat))
+            scored = len(board.scoring)
+            steps.append(
+                Step(
+                    StepKind.HAND_START,
+                    walked.hand_number,
+                    board,
+                    seat=walked.seat,
+                    scored=board.scoring,
+                )
+            )
         elif kind is WalkKind.MOVE:
             board = board_of(match)
+            new, scored = board.scoring[scored:], len(board.scoring)
             steps.append(
                 Step(
                     StepKind.MOVE,
@@ -121,12 +154,14 @@ def build_steps(replay: Replay) -> list[Step]:
                     move=walked.move,
                     action=walked.action,
                     drawn=walked.drawn,
+                    scored=new,
                 )
             )
         elif kind is WalkKind.RETIRE:
             assert walked.seat is not None
             assert walked.retirement is not None
             board = board_of(match)
+            new, scored = board.scoring[scored:], len(board.scoring)
             steps.append(
                 Step(
                     StepKind.RETIRE,
@@ -136,6 +171,7 @@ def build_steps(replay: Replay) -> list[Step]:
                     status=walked.retirement.status,
                     failure=replay.seats[walked.seat].failure,
                     forfeit=match.over,
+                    scored=new,
                 )
             )
         elif kind is WalkKind.HAND_END:
@@ -160,6 +196,10 @@ def board_of(match: Match) -> Board:
         scores=first.scores,
         to_move=hand.to_move,
         retired=tuple(sorted(match.retired)),
+        arms=first.arms,
+        spinner=first.spinner,
+        count=first.end_count,
+        scoring=tuple((s, p, r) for s, p, r in first.scoring),
     )
 
 
@@ -180,10 +220,20 @@ def seat_label(replay: Replay, seat: int) -> str:
     return f"seat {seat} ({printable(name)})"
 
 
+def game_target(replay: Replay) -> int | None:
+    """The game's own target (Fives: 100), which ends a match whatever its length."""
+    try:
+        return match_target(get_game(replay.game))
+    except ValueError:  # an unknown game: the walk refuses it anyway
+        return None
+
+
 def match_length_text(replay: Replay) -> str:
-    """``2 hands`` or ``to 100 points``."""
+    """``2 hands``, ``to 100 points``, or in Fives ``2 hands or first to 100 points``."""
     if replay.match.hands is not None:
-        return f"{replay.match.hands} hand{'s' if replay.match.hands != 1 else ''}"
+        text = f"{replay.match.hands} hand{'s' if replay.match.hands != 1 else ''}"
+        own = game_target(replay)
+        return text if own is None else f"{text} or first to {own} points"
     return f"to {replay.match.target} points"
 
 
@@ -212,9 +262,20 @@ def describe(replay: Replay, step: Step) -> str:
     if kind is StepKind.HAND_START:
         assert step.board is not None
         assert step.seat is not None
+        board = step.board
+        if board.fives and board.layout:
+            opening = board.layout[0]
+            lead = f"{min(opening)}-{max(opening)}"
+            text = (
+                f"Hand {step.hand_number} dealt: {seat_label(replay, step.seat)} opens with {lead}"
+            )
+            text += "".join(f"; {scored_text(replay, e)}" for e in step.scored)
+            if board.to_move is not None:
+                text += f"; {seat_label(replay, board.to_move)} to move"
+            return text + f"; {board.boneyard_size} tiles in the boneyard"
         return (
             f"Hand {step.hand_number} dealt: {seat_label(replay, step.seat)} leads; "
-            f"{step.board.boneyard_size} tiles in the boneyard"
+            f"{board.boneyard_size} tiles in the boneyard"
         )
     if kind is StepKind.MOVE:
         return _describe_move(replay, step)
@@ -224,10 +285,17 @@ def describe(replay: Replay, step: Step) -> str:
         text = f"{seat_label(replay, step.seat)} is retired: " + failure_text(
             step.status, step.failure
         )
+        text += "".join(f"; {scored_text(replay, e)}" for e in step.scored)
         return text + (" -- the match is forfeited" if step.forfeit else "")
     if kind is StepKind.HAND_END:
         outcome = step.outcome
         assert outcome is not None
+        if outcome.kind is HandEnd.TARGET:
+            return (
+                f"Hand {step.hand_number} ends: {seat_label(replay, outcome.winners[0])} "
+                f"reached {game_target(replay)} points; pips left {list(outcome.pips)}"
+                f"; scores {list(outcome.scores)}"
+            )
         return (
             f"Hand {step.hand_number} ends: {outcome.kind.value}, {_winners_text(replay, outcome)}"
             f"; pips left {list(outcome.pips)}; award {list(outcome.award)}"
@@ -259,11 +327,20 @@ def _describe_move(replay: Replay, step: Step) -> str:
         text = f"{who} passes automatically (retired)"
     else:
         text = f"{who} passes"
+    text += "".join(f"; {scored_text(replay, e)}" for e in step.scored)
     if action.elapsed_ms is not None:
         text += f" -- {action.elapsed_ms:.1f} ms"
     if action.debug:
         text += f' -- debug: "{printable(action.debug)}"'
     return text
+
+
+def scored_text(replay: Replay, event: tuple[int, int, str]) -> str:
+    """One Fives scoring event in words: ``count 15: seat 0 (a) scores 15``, ``domino: seat 1
+    (b) scores 10``, ``block: seat 0 (a) scores -3``."""
+    seat, points, reason = event
+    head = f"count {points}" if reason == "count" else reason
+    return f"{head}: {seat_label(replay, seat)} scores {points}"
 
 
 def _winners_text(replay: Replay, outcome: HandOutcome) -> str:

@@ -112,10 +112,16 @@ def tile_text(
     return _paint(text, codes, color)
 
 
+def spinner_text(tile: Tile, *, color: bool = False, extra: Sequence[str] = ()) -> str:
+    """``{5|5}``: the Fives spinner, the double laid crosswise that the arms grow from."""
+    return _paint(f"{{{tile[0]}|{tile[1]}}}", [_BOLD, _CYAN, *extra], color)
+
+
 def layout_text(
     board: Board, special: frozenset[Tile], *, color: bool = False, placed: int | None = None
 ) -> str:
-    """The chain read left to right between its open ends: ``left=3 [3|4]*[4|3] right=3``.
+    """The chain read left to right between its open ends: ``left=3 [3|4]*[4|3] right=3``
+    (in Fives the west-east line, ``west=0 [0|5]{5|5} east=5``, the spinner in braces).
 
     Args:
         board: the position.
@@ -126,11 +132,59 @@ def layout_text(
     if not board.layout:
         return "(empty)"
     tiles = "".join(
-        tile_text(t, special, color=color, extra=[_REVERSE] if i == placed else [])
+        spinner_text(t, color=color, extra=[_REVERSE] if i == placed else [])
+        if i == board.spinner
+        else tile_text(t, special, color=color, extra=[_REVERSE] if i == placed else [])
         for i, t in enumerate(board.layout)
     )
     ends = dict(board.ends)
+    if board.fives:
+        return f"{_end_text(ends, 'west')} {tiles} {_end_text(ends, 'east')}"
     return f"left={ends.get('left', '?')} {tiles} right={ends.get('right', '?')}"
+
+
+def _end_text(ends: dict[str, int], position: str) -> str:
+    """``west=3``, or ``west closed`` for a Fives end that is not open."""
+    return f"{position}={ends[position]}" if position in ends else f"{position} closed"
+
+
+def arm_text(board: Board, arm: str, *, color: bool = False, placed: bool = False) -> str:
+    """One arm of the Fives spinner read outward from it: ``{5|5} [5|1][1|3] north=3``;
+    ``closed`` while both sides of the spinner are not covered yet (SPEC 2.4)."""
+    assert board.spinner is not None
+    tiles = dict(board.arms).get(arm, ())
+    ends = dict(board.ends)
+    if not tiles and arm not in ends:
+        return "closed until both sides of the spinner are covered"
+    shown = "".join(
+        tile_text(
+            t, frozenset(), color=color, extra=[_REVERSE] if placed and i == len(tiles) - 1 else []
+        )
+        for i, t in enumerate(tiles)
+    )
+    spinner = spinner_text(board.layout[board.spinner], color=color)
+    return f"{spinner} {shown or '(no tile yet)'} {_end_text(ends, arm)}"
+
+
+def fives_lines(
+    replay: Replay, board: Board, *, color: bool = False, placed_arm: str | None = None
+) -> list[str]:
+    """The Fives rows under the line: the two arms, the count, and the hand's scoring events."""
+    lines = []
+    if board.spinner is not None:
+        for arm in ("north", "south"):
+            text = arm_text(board, arm, color=color, placed=placed_arm == arm)
+            lines.append(f"  {arm:<9} {text}")
+    count = board.count
+    scores = count is not None and count > 0 and count % 5 == 0
+    lines.append(f"  count     {count}" + (" (a multiple of five)" if scores else ""))
+    if board.scoring:
+        events = ", ".join(
+            f"seat {seat} {points:+d}" + ("" if reason == "count" else f" ({reason})")
+            for seat, points, reason in board.scoring
+        )
+        lines.append(f"  scored    {events}")
+    return lines
 
 
 def board_lines(
@@ -140,8 +194,10 @@ def board_lines(
     color: bool = False,
     placed: int | None = None,
     drawn: tuple[int, Tile] | None = None,
+    placed_arm: str | None = None,
 ) -> list[str]:
-    """The layout, the boneyard and every seat's row (name, score, tile count, tiles).
+    """The layout, the boneyard and every seat's row (name, score, tile count, tiles); in
+    Fives also the spinner's arms, the count and the hand's scoring events.
 
     Args:
         replay: the replay (for the bots' names and the game).
@@ -149,12 +205,13 @@ def board_lines(
         color: whether to use terminal colours.
         placed: the index in the layout of the tile just played (highlighted on a terminal).
         drawn: ``(seat, tile)`` of a tile just drawn (highlighted on a terminal).
+        placed_arm: Fives: the arm (``"north"``/``"south"``) the tile just played went on.
     """
     special = SPECIAL_TILES.get(replay.game, frozenset())
-    lines = [
-        f"  layout    {layout_text(board, special, color=color, placed=placed)}",
-        f"  boneyard  {board.boneyard_size} tile{'' if board.boneyard_size == 1 else 's'}",
-    ]
+    lines = [f"  layout    {layout_text(board, special, color=color, placed=placed)}"]
+    if board.fives:
+        lines.extend(fives_lines(replay, board, color=color, placed_arm=placed_arm))
+    lines.append(f"  boneyard  {board.boneyard_size} tile{'' if board.boneyard_size == 1 else 's'}")
     names = [printable(s.name) for s in replay.seats]
     name_width = max((len(n) for n in names), default=0)
     score_width = max((len(str(s)) for s in board.scores), default=1)
@@ -196,11 +253,20 @@ def _header(replay: Replay, steps: Sequence[Step], index: int, color: bool) -> s
 
 
 def _placed_index(step: Step) -> int | None:
-    """Where in the layout the tile just played lies, or ``None`` when nothing was played."""
+    """Where in the layout the tile just played lies, or ``None`` when nothing was played
+    there (nothing played, or a Fives tile on an arm)."""
     move, board = step.move, step.board
-    if move is None or move.kind != "play" or board is None:
+    if move is None or move.kind != "play" or board is None or move.end in ("north", "south"):
         return None
-    return len(board.layout) - 1 if move.end == "right" else 0
+    return len(board.layout) - 1 if move.end in ("right", "east") else 0
+
+
+def _placed_arm(step: Step) -> str | None:
+    """The arm the tile just played went on (Fives), or ``None``."""
+    move = step.move
+    if move is None or move.kind != "play" or move.end not in ("north", "south"):
+        return None
+    return move.end
 
 
 def render_step(
@@ -227,7 +293,14 @@ def render_step(
             (step.seat, step.drawn) if step.drawn is not None and step.seat is not None else None
         )
         lines.extend(
-            board_lines(replay, step.board, color=color, placed=_placed_index(step), drawn=drawn)
+            board_lines(
+                replay,
+                step.board,
+                color=color,
+                placed=_placed_index(step),
+                drawn=drawn,
+                placed_arm=_placed_arm(step),
+            )
         )
     return lines
 
@@ -255,6 +328,10 @@ def _match_start_lines(replay: Replay) -> list[str]:
     if special:
         shown = ", ".join(f"{a}-{b}" for a, b in sorted(special))
         lines.append(f"  tiles marked * are matadors ({shown})")
+    if replay.game == "fives":
+        lines.append(
+            "  the spinner is shown {d|d}; north and south are its arms, read outward from it"
+        )
     return lines
 
 

@@ -241,6 +241,88 @@
     return [{ x: c, y: cur.y - t }, { x: c, y: cur.y }];
   }
 
+  // -- the Fives cross ----------------------------------------------------------------------
+
+  /**
+   * Where each tile of a Fives table lies (SPEC 2.4: every double crosswise, the first one the
+   * spinner). The west-east line runs straight along row 0 from the lead tile (layout index
+   * `anchor`, at x = 0), a double standing across it; the spinner's north arm runs up from it
+   * and its south arm down, each double in an arm lying across the arm. No corners: the page
+   * scales the drawing to fit. Returns the tiles (each with its two halves, inner half first,
+   * and either `index` in the layout or `arm` and `armIndex`) and, per open end, the square
+   * where the next tile would go.
+   */
+  function crossGeometry(board) {
+    const tiles = [];
+    const slots = {};
+    const layout = board.layout;
+    if (!layout.length) return { tiles, slots };
+    const anchor = board.anchor || 0;
+    const isDouble = (t) => t[0] === t[1];
+    let spinnerX = null;
+    // The lead tile, then each side outward from it.
+    const lead = layout[anchor];
+    if (isDouble(lead)) {
+      tiles.push({ index: anchor, halves: [{ x: 0, y: -0.5, v: lead[0] }, { x: 0, y: 0.5, v: lead[1] }] });
+    } else {
+      tiles.push({ index: anchor, halves: [{ x: 0, y: 0, v: lead[0] }, { x: 1, y: 0, v: lead[1] }] });
+    }
+    if (anchor === board.spinner) spinnerX = 0;
+    let east = isDouble(lead) ? 1 : 2;
+    for (let i = anchor + 1; i < layout.length; i++) {
+      const [a, b] = layout[i]; // a touches the line, b faces east
+      if (isDouble(layout[i])) {
+        tiles.push({ index: i, halves: [{ x: east, y: -0.5, v: a }, { x: east, y: 0.5, v: b }] });
+        if (i === board.spinner) spinnerX = east;
+        east += 1;
+      } else {
+        tiles.push({ index: i, halves: [{ x: east, y: 0, v: a }, { x: east + 1, y: 0, v: b }] });
+        east += 2;
+      }
+    }
+    let west = 0;
+    for (let i = anchor - 1; i >= 0; i--) {
+      const [a, b] = layout[i]; // b touches the line, a faces west
+      if (isDouble(layout[i])) {
+        west -= 1;
+        tiles.push({ index: i, halves: [{ x: west, y: -0.5, v: b }, { x: west, y: 0.5, v: a }] });
+        if (i === board.spinner) spinnerX = west;
+      } else {
+        west -= 2;
+        tiles.push({ index: i, halves: [{ x: west + 1, y: 0, v: b }, { x: west, y: 0, v: a }] });
+      }
+    }
+    slots.west = { x: west - 1, y: 0 };
+    slots.east = { x: east, y: 0 };
+    if (spinnerX !== null) {
+      const arms = board.arms || { north: [], south: [] };
+      // North: upward from the spinner's top edge (y = -0.5); south: down from y = 1.5.
+      let top = -0.5;
+      (arms.north || []).forEach(([inner, outer], k) => {
+        if (inner === outer) {
+          tiles.push({ arm: "north", armIndex: k, halves: [{ x: spinnerX - 0.5, y: top - 1, v: inner }, { x: spinnerX + 0.5, y: top - 1, v: outer }] });
+          top -= 1;
+        } else {
+          tiles.push({ arm: "north", armIndex: k, halves: [{ x: spinnerX, y: top - 1, v: inner }, { x: spinnerX, y: top - 2, v: outer }] });
+          top -= 2;
+        }
+      });
+      let bottom = 1.5;
+      (arms.south || []).forEach(([inner, outer], k) => {
+        if (inner === outer) {
+          tiles.push({ arm: "south", armIndex: k, halves: [{ x: spinnerX - 0.5, y: bottom, v: inner }, { x: spinnerX + 0.5, y: bottom, v: outer }] });
+          bottom += 1;
+        } else {
+          tiles.push({ arm: "south", armIndex: k, halves: [{ x: spinnerX, y: bottom, v: inner }, { x: spinnerX, y: bottom + 1, v: outer }] });
+          bottom += 2;
+        }
+      });
+      slots.north = { x: spinnerX, y: top - 1 };
+      slots.south = { x: spinnerX, y: bottom };
+    }
+    return { tiles, slots, spinnerX };
+  }
+
   // -- the viewer ---------------------------------------------------------------------------
 
   function fail(app, title, message) {
@@ -394,7 +476,8 @@
       return el(
         "div",
         { class: "legend" },
-        el("span", { class: "legend-item" }, el("i", { class: "swatch matador-swatch" }), "matador"),
+        this.special.size ? el("span", { class: "legend-item" }, el("i", { class: "swatch matador-swatch" }), "matador") : null,
+        this.data.match.game === "fives" ? el("span", { class: "legend-item" }, el("i", { class: "swatch spinner-swatch" }), "spinner") : null,
         el("span", { class: "legend-item" }, el("i", { class: "swatch placed-swatch" }), "just played"),
         el("span", { class: "legend-item" }, el("i", { class: "swatch drawn-swatch" }), "just drawn"),
       );
@@ -690,10 +773,12 @@
       );
       this.feltInfo.replaceChildren(
         el("div", { class: "ends" }, ends.length ? [el("span", { class: "felt-label", text: "open ends" }), ends] : el("span", { class: "felt-label", text: "no tile on the table yet" })),
+        isFives(board) ? this.countChip(board) : null,
         this.boneyard(board.boneyard),
       );
       const width = Math.max(10, Math.floor((this.board.clientWidth || 800) / UNIT));
-      const geo = chainGeometry(board.layout, board.anchor, width);
+      const fives = isFives(board);
+      const geo = fives ? crossGeometry(board) : chainGeometry(board.layout, board.anchor, width);
       if (!geo.tiles.length) {
         const leader = step.kind === "hand_start" ? step.seat : board.to_move;
         this.board.replaceChildren(
@@ -704,7 +789,7 @@
           ),
         );
       } else {
-        this.board.replaceChildren(this.chainSvg(step, board, geo, width, forward));
+        this.board.replaceChildren(this.chainSvg(step, board, geo, width, forward, fives));
       }
       if (step.kind === "hand_end" || step.kind === "match_end" || (step.kind === "retire" && step.forfeit)) {
         this.banner.hidden = false;
@@ -712,36 +797,62 @@
       }
     }
 
-    chainSvg(step, board, geo, width, forward) {
+    chainSvg(step, board, geo, width, forward, fives) {
+      const xs = [];
       const ys = [];
-      for (const t of geo.tiles) for (const h of t.halves) ys.push(h.y);
-      for (const s of Object.values(geo.slots)) ys.push(s.y);
+      for (const t of geo.tiles) {
+        for (const h of t.halves) {
+          xs.push(h.x, h.x + 1);
+          ys.push(h.y, h.y + 1);
+        }
+      }
+      for (const s of Object.values(geo.slots)) {
+        xs.push(s.x, s.x + 1);
+        ys.push(s.y, s.y + 1);
+      }
       const minY = Math.min(...ys);
       const maxY = Math.max(...ys);
       const pad = 0.35;
-      const vb = [-pad, minY - pad, width + 2 * pad, maxY - minY + 1 + 2 * pad];
+      // Matador: the snake fills the table's width. Fives: the cross, scaled down to fit.
+      const minX = fives ? Math.min(...xs) : 0;
+      const spanX = fives ? Math.max(...xs) - minX : width;
+      const vb = [minX - pad, minY - pad, spanX + 2 * pad, maxY - minY + 2 * pad];
+      const scale = fives ? Math.min(1, (this.board.clientWidth || 800) / (vb[2] * UNIT)) : 1;
       const root = svg("svg", {
-        class: "chain",
+        class: "chain" + (fives ? " cross" : ""),
         viewBox: vb.join(" "),
-        width: vb[2] * UNIT,
-        height: vb[3] * UNIT,
+        width: vb[2] * UNIT * scale,
+        height: vb[3] * UNIT * scale,
         role: "img",
-        "aria-label": "the layout: " + board.layout.map((t) => t[0] + "|" + t[1]).join(" "),
+        "aria-label": "the layout: " + board.layout.map((t) => t[0] + "|" + t[1]).join(" ") + armsLabel(board),
       });
-      root.append(svg("title", { text: "The layout, " + board.layout.length + " tiles" }));
+      root.append(svg("title", { text: "The layout, " + board.layout.length + " tiles" + (fives && board.arms ? ", and the spinner's arms" : "") }));
       const placed = step.kind === "move" ? step.placed : null;
-      const sorted = [...geo.tiles].sort((a, b) => a.index - b.index);
+      const placedArm = step.kind === "move" ? step.placed_arm : null;
+      const armTiles = (arm) => (board.arms && board.arms[arm]) || [];
+      const order = (t) => (t.arm ? (t.arm === "north" ? 1000 : 2000) + t.armIndex : t.index);
+      const sorted = [...geo.tiles].sort((a, b) => order(a) - order(b));
       for (const t of sorted) {
-        const tile = board.layout[t.index];
+        const tile = t.arm ? armTiles(t.arm)[t.armIndex] : board.layout[t.index];
         const canonical = tile[0] <= tile[1] ? tile : [tile[1], tile[0]];
+        const isPlaced = t.arm ? t.arm === placedArm && t.armIndex === armTiles(t.arm).length - 1 : t.index === placed;
         const g = domino(t.halves[0], t.halves[1], {
           special: this.special.has(tileKey(canonical)),
-          placed: t.index === placed,
-          cls: t.index === placed && forward ? "arrive" : null,
+          placed: isPlaced,
+          cls: isPlaced && forward ? "arrive" : null,
         });
-        g.setAttribute("data-index", t.index);
+        if (t.arm) {
+          g.setAttribute("data-arm", t.arm);
+          g.setAttribute("data-arm-index", t.armIndex);
+        } else {
+          g.setAttribute("data-index", t.index);
+          if (t.index === board.anchor) g.classList.add("lead");
+        }
         g.setAttribute("data-halves", tileKey(tile));
-        if (t.index === board.anchor) g.classList.add("lead");
+        if (fives && !t.arm && t.index === board.spinner) {
+          g.classList.add("fives-spinner");
+          g.setAttribute("data-spinner", "");
+        }
         root.append(g);
       }
       for (const [pos, value] of board.ends) {
@@ -758,6 +869,17 @@
         );
       }
       return root;
+    }
+
+    /** Fives: the count of the open ends (a multiple of five scores it). */
+    countChip(board) {
+      const scores = board.count > 0 && board.count % 5 === 0;
+      return el(
+        "div",
+        { id: "count", class: "count-chip" + (scores ? " scoring" : ""), "data-count": board.count, title: "The count of the open ends: a positive multiple of five scores it" },
+        el("span", { class: "felt-label", text: "count" }),
+        el("b", { text: board.count }),
+      );
     }
 
     boneyard(count) {
@@ -808,8 +930,14 @@
             el("p", { class: "muted", text: (m.started_at || "unknown time") + (m.duration_s ? ", " + m.duration_s + " s" : "") }),
           ),
         ),
-        el("p", { class: "hint", text: "Press → or ▶ to start. Gold tiles are matadors (" + this.data.special.map((t) => t[0] + "-" + t[1]).join(", ") + ")." }),
+        el("p", { class: "hint", text: "Press → or ▶ to start." + this.tilesHint() }),
       );
+    }
+
+    tilesHint() {
+      if (this.data.special.length) return " Gold tiles are matadors (" + this.data.special.map((t) => t[0] + "-" + t[1]).join(", ") + ").";
+      if (this.data.match.game === "fives") return " The first double is the spinner, drawn across the line with its north and south arms; every count of the open ends that is a multiple of five scores.";
+      return "";
     }
 
     renderEvent(step) {
@@ -905,12 +1033,18 @@
           el("td", { class: "num strong", text: o.scores[s.seat] }),
         ),
       );
-      return el(
+      const table = el(
         "table",
         { class: "score-table" },
         el("thead", {}, el("tr", {}, el("th", { text: "seat" }), el("th", { class: "num", text: "pips left" }), el("th", { class: "num", text: "award" }), el("th", { class: "num", text: "score" }))),
         el("tbody", {}, rows),
       );
+      const scoring = step.board && isFives(step.board) ? step.board.scoring : [];
+      if (!scoring.length) return table;
+      const items = scoring.map(([seat, points, reason]) =>
+        el("li", {}, el("span", { class: "seat-tag seat-bg" + seat, text: "S" + seat }), " " + (points >= 0 ? "+" : "") + points + " " + reason),
+      );
+      return el("div", {}, table, el("h3", { text: "Scored in this hand" }), el("ol", { id: "scoring", class: "scoring-list" }, items));
     }
 
     resultTable(step) {
@@ -978,6 +1112,17 @@
         list.scrollTop = Math.max(0, top - list.clientHeight / 2);
       }
     }
+  }
+
+  /** Whether a board is a Fives table (it has a count of the open ends). */
+  function isFives(board) {
+    return board !== null && board !== undefined && board.count !== undefined && board.count !== null;
+  }
+
+  function armsLabel(board) {
+    if (!board.arms) return "";
+    const text = (arm) => (board.arms[arm] || []).map((t) => t[0] + "|" + t[1]).join(" ") || "empty";
+    return "; north arm: " + text("north") + "; south arm: " + text("south");
   }
 
   function capital(text) {
