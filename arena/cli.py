@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -25,9 +25,13 @@ from arena.games.api import Game
 from arena.games.match import MatchLength, match_target
 from arena.games.registry import GAMES, get_game
 from arena.referee.clock import TimeLimits
-from arena.referee.match import MatchConfig, play_match
+from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
 from arena.referee.process import BotCommandError, parse_command
 from arena.replay import Replay, ReplayError, Status, read_replay, write_replay
+
+if TYPE_CHECKING:
+    from arena.tournament.html_report import ReportResult
+    from arena.tournament.store import Store
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -313,6 +317,22 @@ def _build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--json", action="store_true", help="one JSON document")
     fmt.add_argument("--csv", action="store_true", help="the standings as CSV")
 
+    report = commands.add_parser(
+        "report",
+        help="write a tournament's report: one web page linking every match's replay",
+        description="Write one self-contained web page with a tournament's standings, ratings, "
+        "cross-table, failures with their evidence, and every match linked to its replay "
+        "viewer page (viewer pages missing beside their replays are made). docs/tournaments.md",
+    )
+    report.add_argument("--db", type=Path, required=True, help="the tournament's database")
+    report.add_argument(
+        "-o",
+        "--out",
+        type=Path,
+        metavar="OUT.html",
+        help="the page to write (default: report.html beside the database)",
+    )
+
     verify = commands.add_parser(
         "verify",
         help="re-run a replay through the engine and check it",
@@ -390,6 +410,7 @@ def _play(args: argparse.Namespace) -> int:
     )
     if not args.json:
         print(f"Playing {game.name}, {len(args.bots)} players, seed {seed} ...", flush=True)
+    freeze_startup_objects()
     replay = trio.run(play_match, config, list(args.bots))
     written: Path | None
     try:
@@ -582,7 +603,9 @@ def _tournament(args: argparse.Namespace) -> int:
     except TournamentError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_FAILED
-    print(final_report(opened.store, standings, out_dir, db))
+    report = _write_report(opened.store, out_dir / "report.html", "arena tournament")
+    where = None if report is None else report.path
+    print(final_report(opened.store, standings, out_dir, db, report=where))
     return EXIT_OK
 
 
@@ -687,11 +710,58 @@ def _standings(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _report(args: argparse.Namespace) -> int:
+    from arena.tournament.store import Store, StoreError
+
+    if not args.db.is_file():
+        raise UsageError(f"no tournament database at {str(args.db)!r}")
+    out: Path = args.out or args.db.parent / "report.html"
+    if out.is_dir():
+        raise UsageError(f"--out {str(out)!r} is a directory; give a file name")
+    try:
+        store = Store(args.db)
+    except StoreError as error:
+        raise UsageError(str(error)) from None
+    if store.config() is None:
+        raise UsageError(f"{str(args.db)!r} holds no tournament")
+    result = _write_report(store, out, "arena report")
+    if result is None:
+        return EXIT_FAILED
+    made = ""
+    if result.pages_made:
+        made = f", {result.pages_made} viewer page(s) made from their replays"
+    print(f"wrote {result.path} ({result.matches} matches{made}; open it in a browser)")
+    return EXIT_OK
+
+
+def _write_report(store: Store, out: Path, command: str) -> ReportResult | None:
+    """Write the tournament's web page, or say on stderr why it could not be (``None``)."""
+    from arena.tournament.html_report import write_report
+
+    try:
+        result = write_report(store, out)
+    except OSError as error:
+        print(
+            f"{command}: cannot write the report {str(out)!r}: {error.strerror or error} "
+            f"(arena report --db {store.path} -o FILE writes it elsewhere)",
+            file=sys.stderr,
+        )
+        return None
+    except Exception:  # a bug in the report must not hide a finished tournament's standings
+        traceback.print_exc()
+        print(f"{command}: internal error writing the report (a bug in the arena)", file=sys.stderr)
+        return None
+    for note in result.notes:
+        print(f"{command}: {note}", file=sys.stderr)
+    return result
+
+
 _HANDLERS = {
     "play": _play,
     "tournament": _tournament,
     "sprt": _sprt,
     "standings": _standings,
+    "report": _report,
     "verify": _verify,
     "view": _view,
     "schema": _schema,

@@ -288,3 +288,110 @@ def test_an_unwritable_replay_path_is_refused_before_the_match(
     (tmp_path / "file").write_text("not a folder")
     assert main(["play", player(), player(), "--replay", str(make(tmp_path))]) == 2
     assert message in capsys.readouterr().err
+
+
+# -- Fives ---------------------------------------------------------------------------------------
+
+
+def test_play_fives_writes_a_replay_that_verifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``play --game fives`` plays a whole Fives match to 100; the replay verifies and views."""
+    replay = tmp_path / "fives.json"
+    args = ["play", player(), player(), "--game", "fives", "--seed", "21", "--json"]
+    code = main([*args, "--replay", str(replay)])
+    assert code == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["game"] == "fives"
+    assert max(result["scores"]) >= 100
+    recorded = read_replay(replay)
+    assert recorded.rules == {"spinner_sides_first": True, "block_winner": "more_points"}
+    assert (recorded.match.target, recorded.match.hands) == (100, None)
+    assert recorded.result.reason == "target"
+    assert main(["verify", str(replay)]) == 0
+    assert main(["view", str(replay), "--all"]) == 0
+    out = capsys.readouterr().out
+    assert "Match start: fives, 2 players, seed 21, to 100 points" in out
+    assert "opens with" in out
+
+
+def test_play_fives_flags_reach_the_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Fives rules flags and --hands go into the match and its replay."""
+    replay = tmp_path / "fives.json"
+    args = ["play", player(), player(), "--game", "fives", "--seed", "4", "--hands", "1"]
+    args += ["--no-spinner-sides-first", "--block-winner", "fewer_pips", "--replay", str(replay)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Playing fives, 2 players, seed 4 ...")
+    recorded = read_replay(replay)
+    assert recorded.rules == {"spinner_sides_first": False, "block_winner": "fewer_pips"}
+    assert recorded.match.hands == 1
+    assert main(["verify", str(replay)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--game", "fives", "--hand-size", "7"],
+            "--hand-size is a matador rules flag; --game fives takes "
+            "--spinner-sides-first/--no-spinner-sides-first and --block-winner",
+        ),
+        (
+            ["--game", "fives", "--lead", "any", "--reserve", "0"],
+            "--lead and --reserve are matador rules flags",
+        ),
+        (
+            ["--block-winner", "fewer_pips"],
+            "--block-winner is a fives rules flag; --game matador takes --hand-size, --lead, "
+            "--draw-when-playable, --reserve and --draw-mode",
+        ),
+        (["--no-spinner-sides-first"], "is a fives rules flag"),
+        (
+            ["--game", "fives", "--target", "50"],
+            "--target 50: fives is always played to 100 points",
+        ),
+    ],
+)
+def test_rules_flags_of_the_other_game_are_refused(
+    flags: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A rules flag of the other game, or a Fives target other than 100, is a usage error that
+    names it (exit 2) before any bot starts."""
+    assert main(["play", player(), player(), *flags]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_fives_is_for_two_players(capsys: pytest.CaptureFixture[str]) -> None:
+    """Three bots for Fives are refused before the match."""
+    assert main(["play", player(), player(), player(), "--game", "fives"]) == 2
+    assert "fives is for 2 players, not 3 (bots)" in capsys.readouterr().err
+
+
+def test_tournament_match_flags_take_the_fives_rules() -> None:
+    """The tournament command reads its game, rules and players through the same flags."""
+    from arena.cli import UsageError, _build_parser, _match_flags
+
+    parser = _build_parser()
+    args = parser.parse_args(
+        ["tournament", "a", "b", "--game", "fives", "--block-winner", "fewer_pips"]
+    )
+    flags = _match_flags(args)
+    assert flags.game.name == "fives"
+    assert flags.game.rules_dict(flags.rules) == {
+        "spinner_sides_first": True,
+        "block_winner": "fewer_pips",
+    }
+    assert (flags.length.target, flags.length.hands) == (100, None)
+    with pytest.raises(UsageError, match="fives is for 2 players, not 3 \\(--players\\)"):
+        _match_flags(parser.parse_args(["tournament", "a", "--game", "fives", "--players", "3"]))
+    with pytest.raises(UsageError, match="--draw-mode is a matador rules flag"):
+        _match_flags(
+            parser.parse_args(
+                ["tournament", "a", "--game", "fives", "--draw-mode", "one_then_pass"]
+            )
+        )
+    matador = _match_flags(parser.parse_args(["tournament", "a", "--players", "4"]))
+    assert matador.game.rules_dict(matador.rules)["hand_size"] == 5

@@ -77,8 +77,11 @@ def standings_text(store: Store) -> str:
     )
 
 
-def final_report(store: Store, standings: Standings, out_dir: Path, db: Path) -> str:
-    """What a finished tournament prints: the tables, then where everything is."""
+def final_report(
+    store: Store, standings: Standings, out_dir: Path, db: Path, *, report: Path | None = None
+) -> str:
+    """What a finished tournament prints: the tables, then where everything is (``report``:
+    its web page, when written)."""
     excluded = [e for e in store.entrants() if e.excluded is not None]
     lines = [
         _render(
@@ -94,6 +97,8 @@ def final_report(store: Store, standings: Standings, out_dir: Path, db: Path) ->
         f"database: {db}   (arena standings --db {db})",
         f"replays:  {out_dir / 'replays'}   (arena view REPLAY; arena verify REPLAY)",
     ]
+    if report is not None:
+        lines.append(f"report:   {report}   (open it in a browser; arena report --db {db})")
     failed = sum(sum(b.failures.values()) for b in standings.bots)
     if failed:
         lines.append(

@@ -2,10 +2,10 @@
 
 Run as ``python -m arena.tournament.worker``. It reads :class:`~arena.tournament.jobs.Job`
 lines on stdin, plays each match with :func:`~arena.referee.match.play_match` (every match in
-its own task, so one process drives many matches), writes the replay, and answers a
-:class:`~arena.tournament.jobs.JobDone` line. When its stdin closes (the parent finished, was
-interrupted, or was killed) it cancels every match in progress, which stops their bots, and
-exits.
+its own task, so one process drives many matches), writes the replay and, beside it, the match's
+viewer page (the same name in ``.html``), and answers a :class:`~arena.tournament.jobs.JobDone`
+line. When its stdin closes (the parent finished, was interrupted, or was killed) it cancels
+every match in progress, which stops their bots, and exits.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import sys
 import time
 import traceback
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import trio
 
@@ -24,8 +25,8 @@ from arena.games.registry import get_game
 from arena.referee.channel import BotSpec
 from arena.referee.clock import TimeLimits
 from arena.referee.framing import LineBuffer
-from arena.referee.match import MatchConfig, play_match
-from arena.replay import write_replay
+from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
+from arena.replay import Replay, write_replay
 from arena.tournament.jobs import Job, JobDone, JobStarted, decode_job, encode, summarize
 
 MAX_JOB_LINE = 1 << 20
@@ -57,6 +58,7 @@ class _Worker:
             bots = [BotSpec(b.command, b.cwd) for b in job.bots]
             replay = await play_match(config, bots)
             await trio.to_thread.run_sync(write_replay, job.replay, replay)
+            await trio.to_thread.run_sync(write_viewer_page, job.replay, replay)
             done = JobDone(
                 table=job.table,
                 replay=job.replay,
@@ -71,6 +73,23 @@ class _Worker:
                 error=traceback.format_exc(limit=8),
             )
         await self.say(done)
+
+
+def write_viewer_page(replay_path: str, replay: Replay) -> Path | None:
+    """Write the viewer page of a match beside its replay (``.json`` becomes ``.html``).
+
+    The page is a convenience: the replay holds the match, and ``arena report`` makes a missing
+    page again. So a page that cannot be made or written is reported on stderr and the match
+    goes on being recorded; ``None`` then.
+    """
+    from arena.view.html import write_html  # the viewer is only needed once a match is over
+
+    target = Path(replay_path).with_suffix(".html")
+    try:
+        return write_html(replay, target)
+    except Exception as error:  # never lose a finished match over its page
+        print(f"arena worker: cannot write the viewer page {target}: {error!r}", file=sys.stderr)
+        return None
 
 
 async def serve(stdin_fd: int = 0, stdout_fd: int = 1) -> None:
@@ -105,6 +124,7 @@ async def _cancel_on_signal(signals: AsyncIterator[int], scope: trio.CancelScope
 
 def main() -> int:
     """Entry point of ``python -m arena.tournament.worker``."""
+    freeze_startup_objects()
     try:
         trio.run(serve)
     except KeyboardInterrupt:
