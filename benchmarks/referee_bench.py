@@ -16,42 +16,46 @@ shared; the least-disturbed run is the most faithful). Columns:
   into a per-move and a per-match part (spawn, hello, ``gc.collect()``, shutdown, ``trio.run``)
   with a second run of one-hand matches, same seeds: cost = fixed * matches + marginal * moves.
 
-The rows:
+The rows (every one runs the arena's own code; nothing here re-implements a rule):
 
 - ``C instant x2``: two copies of ``benchmarks/c_bot/instant_bot.c`` (built here with gcc into
   ``benchmarks/build/``), which answer every request at once with the first legal move. Nearly
-  all the time is the referee's: this is the row the target is about.
+  all the time is the referee's: this is the row the target is about. ``all on one CPU``: the
+  same with the referee and its bots pinned to one CPU (the first row itself with ``--pin``).
+- ``C instant x2, one referee per CPU``: one such benchmark process per allowed CPU, each pinned
+  to its CPU with its own two bots, all started together (the tournament's plan: one referee
+  process per core, its bots beside it). ``moves/s`` is the total over the processes.
 - ``engine + codec only``: no processes, no trio: the same games (first legal move, so the same
   moves as the C row) driven synchronously through the calls the runner makes per move
-  (``view``, ``move_request``, ``encode``, ``decode_from_bot``, ``move_from_wire``, the legal
-  check, the ``Action`` record, ``Match.apply``) and per hand (``hand_start``/``hand_end``
-  messages, the hand record, ``next_hand``).
+  (``hand.view(seat)``, ``RequestBuilder.request``, ``encode``, ``decode_from_bot`` of the
+  reply, ``move_from_wire``, the legality check against the view, the ``Action`` record,
+  ``match.apply``) and per hand (``RequestBuilder.new_hand``, the ``hand_start``/``hand_end``
+  messages, ``next_hand``, the runner's own ``_record_hand``).
 - ``play_match, in-memory instant bots``: the real runner and trio, but the bots are objects in
   this process (`InstantMemoryBot`, answering like the C bot): no pipes, no epoll waits. Their
   own parsing (~1.5 µs/move) is measured apart and subtracted in the attribution.
 - ``pipe round trip ...`` / ``in-memory round trip ...``: no engine: one instant bot answering
   the same request line (the median one of the C row's games) again and again, bare, with two
   fresh cancel scopes per move (``move_on_after`` around ``send_line``, ``move_on_at`` around
-  ``receive_line``, as ``_MatchRunner._send``/``_receive`` do), or with one long-lived scope
-  whose deadline is re-armed per move.
-- ``what-if: lean runner``: not the arena's code: the C-bot match run by `_lean_match`, a
-  runner with the suggested fixes (requests built incrementally by `HandWire`, one re-armed
-  cancel scope, the hand state kept in a local, leaner per-hand work). Its requests are checked
-  byte for byte against the arena's. It measures how far the fixes go, not a finished design.
+  ``receive_line``: the runner before its watchdog), or inside one long-lived scope whose
+  deadline is set before the request and reset to infinity after the reply (what the runner's
+  watchdog does per move, ``_MatchRunner._request``).
 - ``py random + py greedy`` and ``node greedy x2``: the sample bots (node only if installed).
 
-The attribution printed under the table splits the C row's marginal cost into engine + codec,
-trio (scheduler pass + scopes), the rest of the runner, and the pipes (C row minus in-memory).
+The attribution printed under the table splits the C rows' marginal cost into engine + codec,
+trio (one scheduler pass + the watchdog's re-arming), the rest of the runner, and the pipes
+(C row minus in-memory ``play_match``).
 
-``--breakdown`` adds CPU per move of each engine + codec stage, each timed in bulk over the C
-row's positions with the collector off, plus a what-if: the same request lines built
-incrementally instead of from ``view()`` + ``move_request()`` (checked byte for byte).
-Bulk timings run hot in the caches: in a match the same code can cost more (the profile shows it).
+``--breakdown`` adds CPU per move of each stage of the engine + codec row, each timed in bulk
+over the C row's positions with the collector off. Every stage sees its inputs as the runner
+does: ``view()`` runs on states fresh from ``apply`` whose parent's public record was already
+built (so it extends the record by one action), ``RequestBuilder`` sees the views of a hand in
+order. Bulk timings run hot in the caches: in a match the same code can cost more.
 ``--profile`` runs a C-bot match under cProfile with a CPU timer (call counts and ranking: its
 overhead inflates every call ~5x) and, if ``py-spy`` is installed (``pip install py-spy``),
 samples matches with in-memory bots from outside the process and prints the share of samples
-per category (view, move_request, scopes, per hand, ...) scaled to that run's measured CPU per
-move. (py-spy on the C-bot matches is misleading here: see `pyspy_profile`.)
+per category (view, request build, watchdog, per hand, ...) scaled to that run's measured CPU
+per move. (py-spy on the C-bot matches is misleading here: see `pyspy_profile`.)
 
 ``--pin CPU`` runs the referee and its bots on one CPU (sched_setaffinity, inherited by the
 bots): on these VMs a bot woken on the other vCPU costs ~70 µs of wall time per round trip
@@ -61,7 +65,8 @@ Usage::
 
     python3 benchmarks/referee_bench.py                      # 3 matches of 50 hands per row
     python3 benchmarks/referee_bench.py --hands 50 --matches 3 --json
-    python3 benchmarks/referee_bench.py --breakdown --profile
+    python3 benchmarks/referee_bench.py --repeat 5 --breakdown
+    python3 benchmarks/referee_bench.py --profile
     python3 benchmarks/referee_bench.py --pin 0
 
 Target: the referee's CPU per move is at most 40 µs with the C bots.
@@ -73,10 +78,11 @@ import argparse
 import collections
 import contextlib
 import cProfile
-import dataclasses
 import functools
 import gc
+import itertools
 import json
+import math
 import os
 import platform
 import pstats
@@ -100,14 +106,21 @@ except ImportError:  # run from a checkout that was not pip-installed: use the r
 import msgspec  # noqa: E402
 import trio  # noqa: E402
 
+from arena.games.api import Move, SeatView  # noqa: E402
 from arena.games.match import Match, MatchLength, start_match  # noqa: E402
 from arena.games.registry import get_game  # noqa: E402
-from arena.referee.channel import Connector  # noqa: E402
+from arena.referee.channel import BotSpec, Connector  # noqa: E402
 from arena.referee.clock import TimeLimits  # noqa: E402
-from arena.referee.match import MatchConfig, play_match  # noqa: E402
+from arena.referee.match import MatchConfig, _MatchRunner, play_match  # noqa: E402
 from arena.referee.process import ExitStatus, open_bot_process  # noqa: E402
-from arena.replay import Action, DealRecord, HandOutcomeRecord, HandRecord, Replay  # noqa: E402
-from arena.wire import hand_end, hand_start, move_from_wire, move_request, move_to_wire  # noqa: E402
+from arena.replay import Action, Replay  # noqa: E402
+from arena.wire import (  # noqa: E402
+    RequestBuilder,
+    hand_end,
+    hand_start,
+    move_from_wire,
+    move_to_wire,
+)
 from protocol import messages as m  # noqa: E402
 from protocol.codec import decode_from_bot, encode  # noqa: E402
 
@@ -125,6 +138,10 @@ PLAYERS = 2
 SEED_BASE = 20_261_100
 #: Round trips per pipe micro-benchmark.
 ROUND_TRIPS = 20_000
+
+ENGINE_ROW = "engine + codec only (no processes, no trio)"
+MEMORY_ROW = "play_match, in-memory instant bots"
+PINNED_ROW = "C instant x2, all on one CPU"
 
 
 @contextlib.contextmanager
@@ -170,6 +187,10 @@ def build_c_bot() -> Path:
     return C_BINARY
 
 
+def c_commands(binary: Path) -> list[str]:
+    return [shlex.quote(str(binary))] * PLAYERS
+
+
 # -- measuring ----------------------------------------------------------------------------------
 
 
@@ -177,6 +198,11 @@ def cpu_self() -> float:
     """User + system CPU seconds of this process (all its threads), not of its children."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def sys_self() -> float:
+    """System CPU seconds of this process."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_stime
 
 
 def cpu_children() -> float:
@@ -218,11 +244,6 @@ class _GcMeter:
         else:
             self.seconds += time.process_time() - self._started
             self.counts[info["generation"]] += 1
-
-
-def sys_self() -> float:
-    """System CPU seconds of this process."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_stime
 
 
 def match_config(seed: int, hands: int) -> MatchConfig:
@@ -292,6 +313,22 @@ class Row:
     note: str = ""
 
 
+def run_row(name: str, run: Run) -> Row:
+    return Row(
+        name=name,
+        matches=run.matches,
+        hands=run.hands,
+        moves=run.moves,
+        wall_s=run.wall_s,
+        moves_per_s=run.moves / run.wall_s,
+        ref_cpu_us_per_move=run.cpu_s / run.moves * 1e6,
+        bots_cpu_us_per_move=run.child_cpu_s / run.moves * 1e6,
+        ref_sys_us_per_move=run.sys_s / run.moves * 1e6,
+        ref_gc_us_per_move=run.gc_s / run.moves * 1e6,
+        gc_collections=run.gc_collections,
+    )
+
+
 def match_row(
     name: str,
     commands: list[str],
@@ -306,19 +343,7 @@ def match_row(
         (play_matches(commands, matches, hands, connect) for _ in range(repeat)),
         key=lambda run: run.cpu_s,
     )
-    row = Row(
-        name=name,
-        matches=long.matches,
-        hands=long.hands,
-        moves=long.moves,
-        wall_s=long.wall_s,
-        moves_per_s=long.moves / long.wall_s,
-        ref_cpu_us_per_move=long.cpu_s / long.moves * 1e6,
-        bots_cpu_us_per_move=long.child_cpu_s / long.moves * 1e6,
-        ref_sys_us_per_move=long.sys_s / long.moves * 1e6,
-        ref_gc_us_per_move=long.gc_s / long.moves * 1e6,
-        gc_collections=long.gc_collections,
-    )
+    row = run_row(name, long)
     if hands > 1:
         short = min(
             (play_matches(commands, matches, 1, connect) for _ in range(repeat)),
@@ -336,10 +361,119 @@ def match_row(
     return row
 
 
+# -- one referee process per CPU -----------------------------------------------------------------
+
+
+def per_cpu_row(matches: int, hands: int, repeat: int) -> Row:
+    """C-bot matches in one benchmark process per allowed CPU, all at once, each pinned with its
+    bots (``--worker c``); best of ``repeat`` by total referee CPU.
+
+    The workers start, warm up, say ``ready``, and all begin on one ``go`` line, so the matches
+    overlap; ``wall s`` is the slowest worker's and ``moves/s`` the total moves over it.
+    """
+    cpus = sorted(os.sched_getaffinity(0))
+    best: Run | None = None
+    for _ in range(repeat):
+        argv = [sys.executable, str(Path(__file__).resolve()), "--worker", "c"]
+        argv += ["--hands", str(hands), "--matches", str(matches)]
+        workers = [
+            subprocess.Popen(
+                [*argv, "--pin", str(cpu)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for cpu in cpus
+        ]
+        for worker in workers:
+            assert worker.stdout is not None
+            if worker.stdout.readline().strip() != "ready":
+                raise RuntimeError("a per-CPU worker failed to start")
+        for worker in workers:
+            assert worker.stdin is not None
+            worker.stdin.write("go\n")
+            worker.stdin.flush()
+        run = Run()
+        for worker in workers:
+            out, _ = worker.communicate()
+            if worker.returncode != 0:
+                raise RuntimeError(f"a per-CPU worker failed ({worker.returncode})")
+            part = Run(**json.loads(out))
+            run.matches += part.matches
+            run.hands += part.hands
+            run.moves += part.moves
+            run.wall_s = max(run.wall_s, part.wall_s)
+            run.cpu_s += part.cpu_s
+            run.sys_s += part.sys_s
+            run.child_cpu_s += part.child_cpu_s
+            run.gc_s += part.gc_s
+        if best is None or run.cpu_s < best.cpu_s:
+            best = run
+    assert best is not None
+    row = run_row(f"C instant x2, one referee per CPU ({len(cpus)} at once)", best)
+    row.gc_collections = None
+    row.note = "each referee pinned to its own CPU with its two bots; moves/s is the total"
+    return row
+
+
+def worker_main(kind: str, hands: int, matches: int) -> int:
+    """Child mode (``--worker``): plays matches and prints their totals as one JSON line.
+
+    ``c``: C-bot matches, after a ``ready``/``go`` handshake (`per_cpu_row`). ``memory``: matches
+    with in-memory bots, run under py-spy (`pyspy_profile`).
+    """
+    if kind == "c":
+        commands = c_commands(build_c_bot())
+        play_matches(commands, 1, 1)  # warm-up
+        print("ready", flush=True)
+        sys.stdin.readline()
+        run = play_matches(commands, matches, hands)
+    else:
+        bots = ["memory-bot"] * PLAYERS
+        play_matches(bots, 1, 1, _connect_in_memory)  # warm-up
+        run = play_matches(bots, matches, hands, _connect_in_memory)
+    print(json.dumps(asdict(run)))
+    return 0
+
+
 # -- the engine + codec part alone ------------------------------------------------------------
 
+#: The time left reported in the engine row's requests and records (no clock runs there).
+MOVE_MS = TIME_LIMITS.move_ms
 
-def _reply_line(request_id: int, move: Any, cache: dict[Any, bytes]) -> bytes:
+
+@dataclass
+class Turn:
+    """One request of the engine row, as the runner meets it."""
+
+    match: Match  # before the move (the view built its hand's public record, as in the runner)
+    seat: int
+    request_id: int
+    hand_number: int
+    first: bool  # the first request of its hand
+    view: SeatView  # what the request was built from
+    request: bytes  # the encoded request
+    reply: bytes  # the instant bot's answer
+    move: Move
+
+
+@dataclass
+class HandTrace:
+    """One hand of the engine row."""
+
+    start: Callable[[], Match]  # deals the hand again: the match as the hand starts
+    last: Turn  # its last request: ``last.match.apply(last.move)`` is the match as it ends
+
+
+@dataclass
+class Trace:
+    """What `engine_loop` saw, for the stage breakdown and the round-trip rows."""
+
+    turns: list[Turn] = field(default_factory=list)
+    hands: list[HandTrace] = field(default_factory=list)
+
+
+def _reply_line(request_id: int, move: Move, cache: dict[Move, bytes]) -> bytes:
     """The bot's side (not the referee's): the reply to a request, built from a cache."""
     tail = cache.get(move)
     if tail is None:
@@ -347,36 +481,50 @@ def _reply_line(request_id: int, move: Any, cache: dict[Any, bytes]) -> bytes:
     return b'{"type":"move","id":%d,"move":%b' % (request_id, tail)
 
 
-def engine_loop(seed: int, hands: int, lines: list[bytes] | None = None) -> tuple[int, int]:
+def hand_recorder(config: MatchConfig) -> _MatchRunner:
+    """A runner that only records hands: its ``_record_hand`` is the runner's own code, run
+    here without trio or bots (the engine row measures the arena's code, not a copy of it)."""
+    return _MatchRunner(config, [BotSpec("-")] * PLAYERS, _connect_in_memory)
+
+
+def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int, int]:
     """Plays one match in-process as the runner would with two first-legal-move bots.
 
     Per move it makes the calls ``_MatchRunner._turn`` makes, minus trio, the clock and the
-    pipes; per hand the ``hand_start``/``hand_end`` messages, the hand record and
-    ``next_hand``. Returns (hands, moves); ``lines`` collects the encoded requests when given.
+    pipes; per hand those of ``_MatchRunner._play`` (``new_hand``, ``hand_start`` and
+    ``hand_end`` messages, ``next_hand``) and the runner's own ``_record_hand``. Returns
+    (hands, moves); ``trace`` collects every request and hand when given.
     """
     config = match_config(seed, hands)
-    match: Match = start_match(config.game, config.rules, PLAYERS, seed, config.length)
-    cache: dict[Any, bytes] = {}
+    game, rules, length = config.game, config.rules, config.length
+    start: Callable[[], Match] = functools.partial(start_match, game, rules, PLAYERS, seed, length)
+    match: Match = start()
+    recorder = hand_recorder(config)
+    requests = RequestBuilder()
+    replies: dict[Move, bytes] = {}
     request_id = 0
     moves = 0
-    hand_records: list[HandRecord] = []
     while not match.over:
         hand = match.hand
         number = match.hand_number
-        deal = hand.deal()
-        leader: Any = hand.to_move
+        leader = hand.to_move
+        assert leader is not None
+        requests.new_hand()
         for seat in range(PLAYERS):
             encode(hand_start(hand.view(seat), number, leader))
         events: list[Any] = []
-        while match.hand.outcome() is None:
+        first = True
+        while not match.over and match.hand.outcome() is None:
             hand = match.hand
-            seat_no: Any = hand.to_move
+            seat_no = hand.to_move
+            assert seat_no is not None
             request_id += 1
             view = hand.view(seat_no)
-            message = encode(move_request(view, request_id, number, 10_000, 0))
-            reply = decode_from_bot(_reply_line(request_id, view.legal[0], cache))
-            assert isinstance(reply, m.MoveReply)
-            assert reply.id == request_id
+            request = encode(requests.request(view, request_id, number, MOVE_MS, 0))
+            line = _reply_line(request_id, view.legal[0], replies)
+            reply = decode_from_bot(line)
+            if not isinstance(reply, m.MoveReply) or reply.id != request_id:
+                raise AssertionError(f"unexpected reply {reply!r}")
             move = move_from_wire(reply.move)
             if move not in view.legal:
                 raise AssertionError(f"illegal move {move}")
@@ -385,50 +533,38 @@ def engine_loop(seed: int, hands: int, lines: list[bytes] | None = None) -> tupl
                     seat=seat_no,
                     move=move_to_wire(move),
                     request_id=request_id,
-                    time_left_ms=10_000,
+                    time_left_ms=MOVE_MS,
                     elapsed_ms=0.01,
                     debug=reply.debug,
                 )
             )
+            if trace is not None:
+                trace.turns.append(
+                    Turn(match, seat_no, request_id, number, first, view, request, line, move)
+                )
+            first = False
             match = match.apply(move)
-            if lines is not None:
-                lines.append(message)
             moves += 1
-        hand_records.append(_hand_record(match, number, deal, leader, events))
-        match = _end_hand(match, number)
-    return len(hand_records), moves
+        finished = match.hand
+        outcome = finished.outcome()
+        assert outcome is not None
+        hands_left = [list(finished.view(s).hand) for s in range(PLAYERS)]
+        encode(hand_end(outcome, number, hands_left, finished.view(0).layout))
+        ended = match
+        match = match.next_hand()
+        recorder._record_hand(number, finished, events, [])
+        if trace is not None:
+            trace.hands.append(HandTrace(start, trace.turns[-1]))
+            start = ended.next_hand
+    return len(recorder.hands), moves
 
 
-def _hand(match: Match) -> Any:
-    """The hand of ``match`` as the concrete engine state (Matador's extra methods)."""
-    return match.hand
-
-
-def _hand_record(match: Match, number: int, deal: Any, leader: Any, events: list[Any]) -> Any:
-    outcome = match.hand.outcome()
-    assert outcome is not None
-    return HandRecord(
-        hand_number=number,
-        deal=DealRecord(hands=[list(h) for h in deal.hands], boneyard=list(deal.boneyard)),
-        leader=leader,
-        events=events,
-        outcome=HandOutcomeRecord(
-            kind=outcome.kind.value,
-            winners=list(outcome.winners),
-            award=list(outcome.award),
-            scores=list(outcome.scores),
-            pips=list(outcome.pips),
-        ),
-    )
-
-
-def _end_hand(match: Match, number: int) -> Match:
-    outcome = match.hand.outcome()
-    assert outcome is not None
-    final = match.hand
-    hands_left = [list(final.view(s).hand) for s in range(PLAYERS)]
-    encode(hand_end(outcome, number, hands_left, final.view(0).layout))
-    return match.next_hand()
+def trace_games(matches: int, hands: int) -> Trace:
+    """The engine row's games (the C row's: same seeds, same moves), traced."""
+    trace = Trace()
+    for i in range(matches):
+        engine_loop(SEED_BASE + i, hands, trace)
+    return trace
 
 
 def engine_row(matches: int, hands: int, repeat: int) -> Row:
@@ -447,210 +583,147 @@ def engine_row(matches: int, hands: int, repeat: int) -> Row:
         if best is None or run.cpu_s < best.cpu_s:
             best = run
     assert best is not None
-    return Row(
-        name="engine + codec only (no processes, no trio)",
-        matches=best.matches,
-        hands=best.hands,
-        moves=best.moves,
-        wall_s=best.wall_s,
-        moves_per_s=best.moves / best.wall_s,
-        ref_cpu_us_per_move=best.cpu_s / best.moves * 1e6,
-        note="same games as the C row (first legal move)",
-    )
+    row = run_row(ENGINE_ROW, best)
+    row.bots_cpu_us_per_move = row.ref_sys_us_per_move = row.ref_gc_us_per_move = None
+    row.gc_collections = None
+    row.note = "same games as the C row (first legal move)"
+    return row
 
 
-_END_CACHE: dict[tuple[str, int], m.End] = {}
-
-
-class HandWire:
-    """What-if (not the arena's code): one hand's public wire state, kept incrementally.
-
-    History, layout, draws and passes grow by one step per move, so a request is built straight
-    from the state in O(hand) list copies instead of rebuilding ``SeatView`` (a ``PublicEvent``
-    per past move, the layout re-walked from the history) and then converting the whole
-    history again in ``move_request()``. The requests are byte-for-byte the arena's.
-    """
-
-    __slots__ = ("draws", "history", "layout", "passes")
-
-    def __init__(self) -> None:
-        self.history: list[m.Event] = []
-        self.layout: collections.deque[tuple[int, int]] = collections.deque()
-        self.draws = [0] * PLAYERS
-        self.passes = [0] * PLAYERS
-
-    def request(
-        self, state: Any, seat: int, request_id: int, number: int, time_left_ms: int, bank_ms: int
-    ) -> m.MoveRequest:
-        ends = []
-        for end in state.ends:
-            wire_end = _END_CACHE.get(end)
-            if wire_end is None:
-                wire_end = _END_CACHE[end] = m.End(position=end[0], value=end[1])
-            ends.append(wire_end)
-        return m.MoveRequest(
-            id=request_id,
-            hand_number=number,
-            seat=seat,
-            hand=list(state.hand_tiles(seat)),
-            layout=list(self.layout),
-            ends=ends,
-            hand_counts=[h.bit_count() for h in state.hands],
-            boneyard_size=state.boneyard_size,
-            scores=list(state.scores),
-            draws=self.draws,
-            passes=self.passes,
-            history=self.history,
-            legal=[move_to_wire(mv) for mv in state.legal_moves()],
-            time_left_ms=time_left_ms,
-            bank_ms=bank_ms,
-            retired=[],
-        )
-
-    def record(self, seat: int, move: Any, wire: m.WireMove) -> None:
-        """After a move: O(1) updates instead of a rebuild at the next request."""
-        self.history.append(m.Event(seat=seat, move=wire))
-        kind = move.kind
-        if kind == "draw":
-            self.draws[seat] += 1
-        elif kind == "pass":
-            self.passes[seat] += 1
-        else:
-            a, b = move.tile
-            other = a + b - move.out
-            if move.end is None:
-                self.layout.append((a, b))
-            elif move.end == "left":
-                self.layout.appendleft((move.out, other))
-            else:
-                self.layout.append((other, move.out))
-
-
-def lean_requests(items: list[tuple[Any, int, int, int, Any, bool]]) -> list[bytes]:
-    """The request lines of ``items`` built with `HandWire` (the what-if of ``--breakdown``).
-
-    ``items`` are (state, seat, request id, hand number, move made, first of its hand) in
-    play order.
-    """
-    out = []
-    wire = HandWire()
-    for state, seat, request_id, number, move, first in items:
-        if first:
-            wire = HandWire()
-        out.append(encode(wire.request(state, seat, request_id, number, 10_000, 0)))
-        wire.record(seat, move, move_to_wire(move))
-    return out
+def _bulk_us(setup: Callable[[], Any], work: Callable[[Any], Any], repeat: int, n: int) -> float:
+    """CPU µs per item of ``work(setup())``, best of ``repeat``; the set-up is not timed."""
+    best = float("inf")
+    for _ in range(repeat):
+        inputs = setup()
+        gc.collect()
+        gc.disable()  # the inputs are thousands of live objects: no collections inside
+        try:
+            c0 = cpu_self()
+            work(inputs)
+            best = min(best, cpu_self() - c0)
+        finally:
+            gc.enable()
+    return best / n * 1e6
 
 
 def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
-    """CPU µs per move of each stage of the engine + codec loop, each timed in bulk.
+    """CPU µs per move of each stage of the engine row, each timed in bulk.
 
-    The positions of the C row's games are collected first; then each stage runs over all of
-    them in one loop between two ``getrusage`` readings (best of ``repeat``), so no timer runs
-    inside the loop, and with the garbage collector off (the collected inputs are thousands of
-    live objects that would make every collection slow; the runner's real gc cost is the
+    The requests of the C row's games are traced first; then each stage runs over all of them
+    in one loop between two ``getrusage`` readings (best of ``repeat``), so no timer runs
+    inside the loop, and with the garbage collector off (the runner's real gc cost is the
     ``(gc)`` column of the match rows). Per-hand work is divided by the moves too.
+
+    Each stage gets its inputs in the state the runner finds them: ``view()`` runs on states
+    fresh from ``apply`` (their parent's public record built, theirs not: the view extends it
+    by one action and computes the legal moves), a hand's first view excepted (its record was
+    built by the ``hand_start`` views); ``RequestBuilder.request`` sees a hand's views in
+    order; the per-hand stages start from freshly dealt and freshly finished hands.
     """
-    game_positions: list[tuple[Match, int, int]] = []  # (match, seat, request id) per move
-    hand_ends: list[tuple[Match, int]] = []
-    hand_starts: list[Match] = []
-    for i in range(matches):
-        config = match_config(SEED_BASE + i, hands)
-        match = start_match(config.game, config.rules, PLAYERS, SEED_BASE + i, config.length)
-        request_id = 0
-        while not match.over:
-            hand_starts.append(match)
-            while match.hand.outcome() is None:
-                request_id += 1
-                seat: Any = match.hand.to_move
-                game_positions.append((match, seat, request_id))
-                match = match.apply(match.hand.legal_moves()[0])
-            hand_ends.append((match, match.hand_number))
-            match = match.next_hand()
-    moves = len(game_positions)
-    states = [(mt.hand, seat) for mt, seat, _ in game_positions]
-    lean_items = [
-        (mt.hand, seat, rid, mt.hand_number, mt.hand.legal_moves()[0], not _hand(mt).history())
-        for mt, seat, rid in game_positions
-    ]
-    views = [state.view(seat) for state, seat in states]
-    requests = [
-        move_request(v, rid, mt.hand_number, 10_000, 0)
-        for v, (mt, _, rid) in zip(views, game_positions, strict=True)
-    ]
-    cache: dict[Any, bytes] = {}
-    lines = [
-        _reply_line(rid, v.legal[0], cache)
-        for v, (_, _, rid) in zip(views, game_positions, strict=True)
-    ]
-    replies = [decode_from_bot(line) for line in lines]
-    engine_moves = [v.legal[0] for v in views]
-    pairs = list(zip(views, replies, strict=True))
-    applies = [(mt, mv) for (mt, _, _), mv in zip(game_positions, engine_moves, strict=True)]
-    state_applies = [(mt.hand, mv) for mt, mv in applies]
-    action_args = [
-        (seat, mv, rid) for (_, seat, rid), mv in zip(game_positions, engine_moves, strict=True)
-    ]
-    matches_only = [mt for mt, _, _ in game_positions]
+    trace = trace_games(matches, hands)
+    turns = trace.turns
+    moves = len(turns)
 
-    def hand_start_work() -> None:
-        for mt in hand_starts:
-            hand = mt.hand
-            hand.deal()
+    def fresh_states() -> list[Any]:
+        states = [turns[0].match.hand]
+        for previous, turn in itertools.pairwise(turns):
+            if turn.first:
+                states.append(turn.match.hand)
+            else:
+                states.append(previous.match.hand.apply(previous.move))
+        return states
+
+    def build_requests(_: None) -> None:
+        builder = RequestBuilder()
+        for t in turns:
+            if t.first:
+                builder.new_hand()
+            builder.request(t.view, t.request_id, t.hand_number, MOVE_MS, 0)
+
+    # Requests share the builder's history list: the encode stage gets copies frozen in time.
+    requests = []
+    builder = RequestBuilder()
+    for t in turns:
+        if t.first:
+            builder.new_hand()
+        request = builder.request(t.view, t.request_id, t.hand_number, MOVE_MS, 0)
+        requests.append(msgspec.structs.replace(request, history=list(request.history)))
+    if [encode(r) for r in requests] != [t.request for t in turns]:
+        raise AssertionError("the stage inputs are not the engine row's requests")
+    replies = [decode_from_bot(t.reply) for t in turns]
+    checks = [(r.move, t.view.legal) for r, t in zip(replies, turns, strict=True)]  # type: ignore[union-attr]
+    recorder = hand_recorder(match_config(SEED_BASE, hands))
+
+    def hand_starts(matches: list[Match]) -> None:
+        builder = RequestBuilder()
+        for match in matches:
+            hand = match.hand
+            number = match.hand_number
+            leader = hand.to_move
+            assert leader is not None
+            builder.new_hand()
             for seat in range(PLAYERS):
-                encode(hand_start(hand.view(seat), mt.hand_number, _hand(mt).to_move))
+                encode(hand_start(hand.view(seat), number, leader))
 
-    def hand_end_work() -> None:
-        for mt, number in hand_ends:
-            _hand_record(mt, number, mt.hand.deal(), 0, [])
-            _end_hand(mt, number)
+    def hand_ends(matches: list[Match]) -> None:
+        for match in matches:
+            finished = match.hand
+            number = match.hand_number
+            outcome = finished.outcome()
+            assert outcome is not None
+            hands_left = [list(finished.view(s).hand) for s in range(PLAYERS)]
+            encode(hand_end(outcome, number, hands_left, finished.view(0).layout))
+            match.next_hand()
+            recorder._record_hand(number, finished, [], [])
 
-    real_lines = [encode(r) for r in requests]
-    if lean_requests(lean_items) != real_lines:
-        raise AssertionError("the what-if request builder does not reproduce the real requests")
-    stages: dict[str, Callable[[], Any]] = {
-        "hand.view(seat)": lambda: [st.view(seat) for st, seat in states],
-        "move_request()": lambda: [move_request(v, 1, 1, 10_000, 0) for v in views],
-        "encode(request)": lambda: [encode(r) for r in requests],
-        "decode_from_bot(reply)": lambda: [decode_from_bot(line) for line in lines],
-        "move_from_wire + legal check": lambda: [
-            move_from_wire(r.move) in v.legal  # type: ignore[union-attr]
-            for v, r in pairs
-        ],
-        "Action record (move_to_wire)": lambda: [
-            Action(
-                seat=s,
-                move=move_to_wire(mv),
-                request_id=rid,
-                time_left_ms=10_000,
-                elapsed_ms=0.01,
-                debug=None,
-            )
-            for s, mv, rid in action_args
-        ],
-        "match.apply(move)": lambda: [mt.apply(mv) for mt, mv in applies],
-        "  of which state.apply(move)": lambda: [st.apply(mv) for st, mv in state_applies],
-        "match.hand.outcome()": lambda: [mt.hand.outcome() for mt in matches_only],
-        "per hand: deal + 2 hand_start": hand_start_work,
-        "per hand: record + hand_end + next_hand": hand_end_work,
-        " what-if: view + move_request + encode, built incrementally": lambda: lean_requests(
-            lean_items
+    def nothing() -> None:
+        return None
+
+    stages: dict[str, tuple[Callable[[], Any], Callable[[Any], Any]]] = {
+        "match.over, match.hand.outcome()": (
+            nothing,
+            lambda _: [t.match.over or t.match.hand.outcome() for t in turns],
+        ),
+        "hand.view(seat)": (
+            fresh_states,
+            lambda states: [s.view(t.seat) for s, t in zip(states, turns, strict=True)],
+        ),
+        "RequestBuilder.request()": (nothing, build_requests),
+        "encode(request)": (nothing, lambda _: [encode(r) for r in requests]),
+        "decode_from_bot(reply)": (nothing, lambda _: [decode_from_bot(t.reply) for t in turns]),
+        "move_from_wire + legality check": (
+            nothing,
+            lambda _: [move_from_wire(wire) in legal for wire, legal in checks],
+        ),
+        "Action record (move_to_wire)": (
+            nothing,
+            lambda _: [
+                Action(
+                    seat=t.seat,
+                    move=move_to_wire(t.move),
+                    request_id=t.request_id,
+                    time_left_ms=MOVE_MS,
+                    elapsed_ms=0.01,
+                    debug=None,
+                )
+                for t in turns
+            ],
+        ),
+        "match.apply(move)": (nothing, lambda _: [t.match.apply(t.move) for t in turns]),
+        "  of which state.apply(move)": (
+            nothing,
+            lambda _: [t.match.hand.apply(t.move) for t in turns],
+        ),
+        "per hand: new_hand + 2 hand_start": (
+            lambda: [h.start() for h in trace.hands],
+            hand_starts,
+        ),
+        "per hand: hand_end + next_hand + _record_hand": (
+            lambda: [h.last.match.apply(h.last.move) for h in trace.hands],
+            hand_ends,
         ),
     }
-    result: dict[str, float] = {}
-    for name, work in stages.items():
-        best = float("inf")
-        for _ in range(repeat):
-            gc.collect()
-            gc.disable()  # the inputs are thousands of live objects: no collections inside
-            try:
-                c0 = cpu_self()
-                work()
-                best = min(best, cpu_self() - c0)
-            finally:
-                gc.enable()
-        result[name] = best / moves * 1e6
-    return result
+    return {name: _bulk_us(setup, work, repeat, moves) for name, (setup, work) in stages.items()}
 
 
 # -- the runner with in-memory bots ------------------------------------------------------------
@@ -720,7 +793,7 @@ class InstantMemoryBot:
 
 
 @contextlib.asynccontextmanager
-async def _connect_in_memory(command: str) -> AsyncIterator[InstantMemoryBot]:
+async def _connect_in_memory(spec: BotSpec) -> AsyncIterator[InstantMemoryBot]:
     bot = InstantMemoryBot()
     try:
         yield bot
@@ -728,11 +801,9 @@ async def _connect_in_memory(command: str) -> AsyncIterator[InstantMemoryBot]:
         await bot.aclose()
 
 
-def instant_reply_cost(matches: int, hands: int) -> float:
-    """CPU µs per move of ``instant_reply`` (the in-memory bots' share of their row)."""
-    lines: list[bytes] = []
-    for i in range(matches):
-        engine_loop(SEED_BASE + i, hands, lines=lines)
+def instant_reply_cost(trace: Trace) -> float:
+    """CPU µs per move of ``instant_reply`` (the in-memory bots' share of their rows)."""
+    lines = [t.request for t in trace.turns]
     best = float("inf")
     for _ in range(3):
         c0 = cpu_self()
@@ -742,162 +813,13 @@ def instant_reply_cost(matches: int, hands: int) -> float:
     return best / len(lines) * 1e6
 
 
-# -- pipe round trips alone ----------------------------------------------------------------------
+# -- round trips alone ---------------------------------------------------------------------------
 
 
-# -- what-if: a lean runner ----------------------------------------------------------------------
-
-
-async def _lean_match(
-    binary: str, seed: int, hands: int, lines: list[bytes] | None = None
-) -> tuple[int, int]:
-    """What-if (not the arena's code): one match against C bots, run the lean way.
-
-    The same protocol, engine and checks as ``_MatchRunner`` on the success path (request,
-    reply decoded strictly, id and legality checked, clock measured, ``Action`` and hand records
-    kept, ``hand_start``/``hand_end`` sent), but with the measured fixes applied: requests from
-    `HandWire`; one long-lived cancel scope re-armed per move instead of two fresh ones; the
-    hand state kept in a local (``state.apply``) and put back in the ``Match`` once per hand;
-    ``hand_end`` from ``hand_tiles``/``layout`` instead of full views. Failures are not handled
-    (a bot failure would raise). Returns (hands, moves).
-    """
-    config = match_config(seed, hands)
-    now = trio.current_time
-    async with contextlib.AsyncExitStack() as stack:
-        bots = [await stack.enter_async_context(open_bot_process([binary])) for _ in range(PLAYERS)]
-        for bot in bots:
-            await bot.send_line(b'{"type":"hello"}')
-        for bot in bots:
-            await bot.receive_line()
-        gc.collect()
-        gc.freeze()
-        try:
-            match = start_match(config.game, config.rules, PLAYERS, seed, config.length)
-            request_id = 0
-            moves = 0
-            records: list[HandRecord] = []
-            allowance = TIME_LIMITS.move_ms / 1000
-            with trio.CancelScope() as scope:
-                while not match.over:
-                    state: Any = match.hand
-                    number = match.hand_number
-                    deal = state.deal()
-                    leader: Any = state.to_move
-                    for seat_no, bot in enumerate(bots):
-                        scope.deadline = now() + 5.0
-                        message = encode(hand_start(state.view(seat_no), number, leader))
-                        await bot.send_line(message)
-                    wire = HandWire()
-                    events: list[Any] = []
-                    while state.outcome() is None:
-                        seat = state.to_move
-                        bot = bots[seat]
-                        request_id += 1
-                        line = encode(
-                            wire.request(state, seat, request_id, number, TIME_LIMITS.move_ms, 0)
-                        )
-                        if lines is not None:
-                            lines.append(line)
-                        started = now()
-                        scope.deadline = started + allowance
-                        await bot.send_line(line)
-                        reply = decode_from_bot(await bot.receive_line())
-                        elapsed = now() - started
-                        if not isinstance(reply, m.MoveReply) or reply.id != request_id:
-                            raise RuntimeError(f"bad reply {reply!r}")
-                        move = move_from_wire(reply.move)
-                        if move not in state.legal_moves():
-                            raise RuntimeError(f"illegal move {move}")
-                        wired = move_to_wire(move)
-                        events.append(
-                            Action(
-                                seat=seat,
-                                move=wired,
-                                request_id=request_id,
-                                time_left_ms=TIME_LIMITS.move_ms,
-                                elapsed_ms=round(elapsed * 1000, 3),
-                                debug=reply.debug,
-                            )
-                        )
-                        wire.record(seat, move, wired)
-                        state = state.apply(move)
-                        moves += 1
-                    match = dataclasses.replace(match, hand=state)
-                    records.append(_hand_record(match, number, deal, leader, events))
-                    outcome = state.outcome()
-                    assert outcome is not None
-                    hands_left = [list(state.hand_tiles(s)) for s in range(PLAYERS)]
-                    message = encode(hand_end(outcome, number, hands_left, state.layout()))
-                    match = match.next_hand()
-                    for bot in bots:
-                        scope.deadline = now() + 5.0
-                        await bot.send_line(message)
-        finally:
-            gc.unfreeze()
-        for bot in bots:
-            await bot.send_line(b'{"type":"match_end"}')
-        for bot in bots:
-            with trio.move_on_after(0.5):
-                await bot.wait_exit()
-    return len(records), moves
-
-
-def _lean_run(binary: str, matches: int, hands: int) -> Run:
-    run = Run()
-    for i in range(matches):
-        gc.collect()
-        w0, c0, k0, s0 = time.perf_counter(), cpu_self(), cpu_children(), sys_self()
-        played, moves = trio.run(_lean_match, binary, SEED_BASE + i, hands)
-        run.wall_s += time.perf_counter() - w0
-        run.cpu_s += cpu_self() - c0
-        run.sys_s += sys_self() - s0
-        run.child_cpu_s += cpu_children() - k0
-        run.matches += 1
-        run.hands += played
-        run.moves += moves
-    return run
-
-
-def lean_row(binary: Path, matches: int, hands: int, repeat: int) -> Row:
-    """The lean runner's row, split into marginal and fixed cost like `match_row`."""
-    # Its requests must be the arena's, byte for byte (same games, same ids).
-    mine: list[bytes] = []
-    trio.run(_lean_match, str(binary), SEED_BASE, min(hands, 5), mine)
-    theirs: list[bytes] = []
-    engine_loop(SEED_BASE, min(hands, 5), lines=theirs)
-    if mine != theirs:
-        raise AssertionError("the lean runner's requests differ from the arena's")
-    long = min((_lean_run(str(binary), matches, hands) for _ in range(repeat)), key=_cpu)
-    row = Row(
-        name="what-if: lean runner, C instant x2",
-        matches=long.matches,
-        hands=long.hands,
-        moves=long.moves,
-        wall_s=long.wall_s,
-        moves_per_s=long.moves / long.wall_s,
-        ref_cpu_us_per_move=long.cpu_s / long.moves * 1e6,
-        bots_cpu_us_per_move=long.child_cpu_s / long.moves * 1e6,
-        ref_sys_us_per_move=long.sys_s / long.moves * 1e6,
-        note="not the arena's runner: the suggested fixes, measured",
-    )
-    if hands > 1:
-        short = min((_lean_run(str(binary), matches, 1) for _ in range(repeat)), key=_cpu)
-        if long.moves > short.moves:
-            per_move = (long.cpu_s - short.cpu_s) / (long.moves - short.moves)
-            row.marginal_us_per_move = per_move * 1e6
-            row.fixed_ms_per_match = (short.cpu_s - per_move * short.moves) / matches * 1e3
-    return row
-
-
-def _cpu(run: Run) -> float:
-    return run.cpu_s
-
-
-def typical_request(hands: int) -> bytes:
-    """The median-length request line of the first C-row match (a realistic payload)."""
-    lines: list[bytes] = []
-    engine_loop(SEED_BASE, min(hands, 10), lines=lines)
-    return sorted(lines, key=len)[len(lines) // 2]
+def typical_request(trace: Trace) -> bytes:
+    """The median-length request line of the engine row's games (a realistic payload)."""
+    lines = sorted((t.request for t in trace.turns), key=len)
+    return lines[len(lines) // 2]
 
 
 async def _round_trips(
@@ -917,26 +839,26 @@ async def _round_trips(
             await send(line)
             await receive()
         gc.collect()
+        now = trio.current_time
         w0, c0, s0 = time.perf_counter(), cpu_self(), sys_self()
         if mode == "bare":
             for _ in range(n):
                 await send(line)
                 await receive()
-        elif mode == "fresh":  # what _MatchRunner._send / _receive do per move
-            now = trio.current_time
+        elif mode == "fresh":  # the runner before the watchdog: two fresh scopes per move
             for _ in range(n):
                 deadline = now() + 10.0
                 with trio.move_on_after(deadline - now()):
                     await send(line)
                 with trio.move_on_at(deadline):
                     await receive()
-        elif mode == "rearm":  # one long-lived scope, its deadline moved per move
-            now = trio.current_time
-            with trio.CancelScope() as scope:
+        elif mode == "watchdog":  # what _MatchRunner._request does with its watchdog
+            with trio.CancelScope() as watchdog:
                 for _ in range(n):
-                    scope.deadline = now() + 10.0
+                    watchdog.deadline = now() + 10.0
                     await send(line)
                     await receive()
+                    watchdog.deadline = math.inf
         else:
             raise ValueError(mode)
         w1, c1, s1 = time.perf_counter(), cpu_self(), sys_self()
@@ -947,11 +869,12 @@ async def _round_trips(
 ROUND_TRIP_ROWS = (
     ("pipe", "bare", "pipe round trip, bare (no engine)"),
     ("pipe", "fresh", "pipe round trip + 2 fresh cancel scopes"),
-    ("pipe", "rearm", "pipe round trip + 1 re-armed scope"),
+    ("pipe", "watchdog", "pipe round trip + re-armed watchdog"),
     ("memory", "bare", "in-memory round trip, bare"),
     ("memory", "fresh", "in-memory round trip + 2 fresh scopes"),
-    ("memory", "rearm", "in-memory round trip + 1 re-armed scope"),
+    ("memory", "watchdog", "in-memory round trip + re-armed watchdog"),
 )
+MEMORY_TRIP_ROW = ROUND_TRIP_ROWS[-1][2]
 
 
 def round_trip_rows(binary: Path, line: bytes, n: int, repeat: int, parse_us: float) -> list[Row]:
@@ -982,6 +905,35 @@ def round_trip_rows(binary: Path, line: bytes, n: int, repeat: int, parse_us: fl
 
 # -- profiling -----------------------------------------------------------------------------------
 
+#: Functions listed by cumulative time under cProfile (when they cost >= 1 µs per move).
+_PROFILED = (
+    "_play",
+    "_turn",
+    "_request",
+    "_notify",
+    "_send",
+    "_record_hand",
+    "request",
+    "view",
+    "_public_record",
+    "legal_moves",
+    "encode",
+    "decode_from_bot",
+    "_decode",
+    "move_from_wire",
+    "send_line",
+    "receive_line",
+    "apply",
+    "next_hand",
+    "deadline",
+    "wait_readable",
+    "run_once",
+    "get_events",
+    "process_events",
+    "hand_start",
+    "hand_end",
+)
+
 
 def profile_c_match(commands: list[str], hands: int, top: int) -> dict[str, Any]:
     """One C-bot match under cProfile: the top functions by own time, in µs per move."""
@@ -1011,66 +963,44 @@ def profile_c_match(commands: list[str], hands: int, top: int) -> dict[str, Any]
         )
     total = sum(r["own_us_per_move"] for r in rows)
     by_own = sorted(rows, key=lambda r: -r["own_us_per_move"])[:top]
-    interesting = (
-        "_turn",
-        "move_request",
-        "view",
-        "encode",
-        "decode_from_bot",
-        "_send",
-        "_receive",
-        "send_line",
-        "receive_line",
-        "apply",
-        "__enter__",
-        "__exit__",
-        "move_on_at",
-        "move_on_after",
-        "_decode",
-        "move_from_wire",
-        "wait_readable",
-        "run_once",
-        "get_events",
-        "process_events",
-        "_notify",
-        "hand_start",
-    )
     by_cum = sorted(
         (
             r
             for r in rows
             if r["cum_us_per_move"] >= 1.0
-            and any(r["function"].endswith(f"({name})") for name in interesting)
+            and any(r["function"].endswith(f"({name})") for name in _PROFILED)
         ),
         key=lambda r: -r["cum_us_per_move"],
     )
     return {"moves": moves, "total_us_per_move": total, "by_own": by_own, "by_cum": by_cum}
 
 
-#: Categories of the py-spy samples taken inside ``_MatchRunner._turn``: the first frame under
-#: ``_turn`` (or under ``_send``/``_receive``) decides. (function, file suffix) -> category.
+# Categories of the py-spy samples. Under ``_MatchRunner._turn``, the first frame below it
+# decides (below ``_request`` for the I/O and the watchdog): (function, file suffix) -> category.
+_VIEW = "hand.view(seat) -> SeatView"
+_REQUEST = "RequestBuilder.request() (message build)"
+_DECODE = "decode reply + move_from_wire"
+_CLOCK = "clock: trio.current_time, SeatClock"
+_TURN_OWN = "_turn own code (Action record, checks, _Pending)"
+_WATCHDOG = "watchdog re-arm (CancelScope.deadline setter)"
+_SCOPES = "trio cancel scopes (truncated stacks)"
+_SCHEDULER = "trio scheduler and epoll (between tasks)"
+_APPLY = "Match.apply (copy + state.apply)"
 _TURN_RULES = {
-    ("MatadorState.view", "matador.py"): "state.view() -> SeatView",
-    ("move_request", "wire.py"): "wire.move_request() (message build)",
+    ("MatadorState.view", "matador.py"): _VIEW,
+    ("RequestBuilder.request", "wire.py"): _REQUEST,
     ("encode", "codec.py"): "msgspec encode",
-    ("_MatchRunner._decode", "match.py"): "decode reply + move_from_wire",
-    ("move_from_wire", "wire.py"): "decode reply + move_from_wire",
-    ("Match.apply", "match.py"): "Match.apply (dataclasses.replace + state.apply)",
-    ("current_time", "_generated_run.py"): "trio.current_time x3, SeatClock",
-    ("SeatClock.time_left_ms", "clock.py"): "trio.current_time x3, SeatClock",
-    ("SeatClock.allowance_s", "clock.py"): "trio.current_time x3, SeatClock",
-    ("SeatClock.bank_ms", "clock.py"): "trio.current_time x3, SeatClock",
-    ("SeatClock.charge", "clock.py"): "trio.current_time x3, SeatClock",
-    ("move_to_wire", "wire.py"): "_turn own code (Action record, checks)",
-}
-_SCOPE_FUNCS = {
-    "CancelScope.__enter__",
-    "CancelScope.__exit__",
-    "CancelScope._close",
-    "move_on_after",
-    "move_on_at",
-    "CancelScope.__init__",
-    "__init__",
+    ("_MatchRunner._decode", "match.py"): _DECODE,
+    ("move_from_wire", "wire.py"): _DECODE,
+    ("Match.apply", "match.py"): _APPLY,
+    ("MatadorState.apply", "matador.py"): _APPLY,  # Match.apply's frame sometimes missed
+    ("__create_fn__.<locals>.__init__", "<string>"): _TURN_OWN,  # _Pending(...)
+    ("current_time", "_generated_run.py"): _CLOCK,
+    ("SeatClock.time_left_ms", "clock.py"): _CLOCK,
+    ("SeatClock.allowance_s", "clock.py"): _CLOCK,
+    ("SeatClock.bank_ms", "clock.py"): _CLOCK,
+    ("SeatClock.charge", "clock.py"): _CLOCK,
+    ("move_to_wire", "wire.py"): _TURN_OWN,
 }
 _IO_FUNCS = {
     "BotProcess.send_line": "pipe I/O: send_line (os.write)",
@@ -1079,6 +1009,14 @@ _IO_FUNCS = {
     "InstantMemoryBot.send_line": "the in-memory bots' own work (not the referee's)",
     "InstantMemoryBot.receive_line": "in-memory receive_line (one scheduler checkpoint)",
 }
+_SCOPE_FUNCS = {
+    "CancelScope.__enter__",
+    "CancelScope.__exit__",
+    "CancelScope._close",
+    "CancelScope.__init__",
+    "move_on_after",
+    "move_on_at",
+}
 
 
 def _parse_frame(text: str) -> tuple[str, str]:
@@ -1086,61 +1024,57 @@ def _parse_frame(text: str) -> tuple[str, str]:
     return name, where.rstrip(")").rsplit(":", 1)[0]
 
 
+def _frame_category(name: str, file: str) -> str | None:
+    """The category one frame names by itself, if any."""
+    if name in _IO_FUNCS:
+        return _IO_FUNCS[name]
+    if name == "CancelScope.deadline":
+        return _WATCHDOG
+    for (rule_name, suffix), category in _TURN_RULES.items():
+        if name == rule_name and file.endswith(suffix):
+            return category
+    if name.startswith("MatadorState."):
+        return _VIEW
+    if name.startswith("RequestBuilder."):
+        return _REQUEST
+    return None
+
+
 def _categorise(frames: list[tuple[str, str]]) -> str:
     names = [name for name, _ in frames]
     if "_MatchRunner._turn" in names:
-        i = names.index("_MatchRunner._turn")
-        rest = frames[i + 1 :]
+        rest = frames[names.index("_MatchRunner._turn") + 1 :]
+        if rest and rest[0][0] == "_MatchRunner._request":
+            if len(rest) == 1:
+                return "_request own code"
+            rest = rest[1:]
         if not rest:
-            return "_turn own code (Action record, checks)"
+            return _TURN_OWN
         name, file = rest[0]
-        if name in ("_MatchRunner._send", "_MatchRunner._receive"):
-            inner = rest[1:]
-            if not inner:
-                return "_send/_receive own code"
-            inner_name, inner_file = inner[0]
-            if inner_name in _SCOPE_FUNCS and "trio" in inner_file:
-                return "trio cancel scopes (2 fresh per move)"
-            if inner_name in _IO_FUNCS:
-                return _IO_FUNCS[inner_name]
-            return f"other under {name}: {inner_name}"
-        for (rule_name, suffix), category in _TURN_RULES.items():
-            if name == rule_name and file.endswith(suffix):
-                return category
-        return f"other under _turn: {name}"
+        return _frame_category(name, file) or f"other under _turn: {name}"
     if "_MatchRunner._play" in names:
-        return "per hand: deal, hand_start/hand_end, records, next_hand, notify"
+        return "per hand: hand_start/hand_end, notifications, records, next_hand"
     if "_MatchRunner._start_bots" in names or "_MatchRunner._finish" in names:
         return "start-up and end of match (spawn, hello, match_end, exit)"
     if names[-1] == "_MatchRunner.run":
         return "_MatchRunner.run own code (gc.collect() before gc.freeze(), replay)"
     if "_MatchRunner.run" in names or "play_match" in names:
         return "match set-up, replay, bot shutdown"
-    if any(name.endswith("_drain_stderr") for name in names):
-        return "stderr drain tasks"
     if "unrolled_run" in names:
-        return "trio scheduler and epoll (between tasks)"
+        return _SCHEDULER
     # A truncated stack: the outermost frame that names a category decides.
     for name, file in frames:
-        if name in _IO_FUNCS:
-            return _IO_FUNCS[name]
+        category = _frame_category(name, file)
+        if category is not None:
+            return category
         if "trio" in file and (
             name in _SCOPE_FUNCS
             or "_might_change_registered_deadline" in name
             or name.startswith(("CancelStatus", "Deadlines"))
         ):
-            return "trio cancel scopes (2 fresh per move)"
+            return _SCOPES
         if name in ("cancel_shielded_checkpoint", "checkpoint_if_cancelled"):
-            return "trio scheduler and epoll (between tasks)"
-        if name in ("_MatchRunner._send", "_MatchRunner._receive"):
-            return "_send/_receive own code"
-        for (rule_name, suffix), category in _TURN_RULES.items():
-            if name == rule_name and file.endswith(suffix):
-                return category
-        if name.startswith("MatadorState.view"):
-            return "state.view() -> SeatView"
-        if name.startswith("move_request"):
-            return "wire.move_request() (message build)"
+            return _SCHEDULER
     return "unattributed (truncated stacks)"
 
 
@@ -1148,8 +1082,8 @@ def pyspy_profile(hands: int, matches: int, rate: int) -> dict[str, Any] | None:
     """Samples matches with in-memory instant bots from outside with py-spy; returns the
     categories in µs per move.
 
-    The matches run in a child interpreter (``--profile-target``) that reports its own CPU
-    per move; each category's share of the samples taken inside ``trio.run`` is scaled to it.
+    The matches run in a child interpreter (``--worker memory``) that reports its own CPU per
+    move; each category's share of the samples taken inside ``trio.run`` is scaled to it.
     py-spy reads the interpreter's memory from outside, so the profiled code runs at full
     speed. It samples a thread while it is runnable, not only while it runs: with real pipes,
     each ``os.write`` that wakes a bot often preempts the referee, and the samples then pile up
@@ -1166,13 +1100,13 @@ def pyspy_profile(hands: int, matches: int, rate: int) -> dict[str, Any] | None:
         spy, "record", "--nonblocking", "--rate", str(rate), "--format", "raw",
         "--output", str(raw), "--",
         sys.executable, str(Path(__file__).resolve()),
-        "--profile-target", "--hands", str(hands), "--matches", str(matches),
+        "--worker", "memory", "--hands", str(hands), "--matches", str(matches),
     ]  # fmt: skip
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     if done.returncode != 0 or not raw.exists():
         return {"error": f"py-spy failed ({done.returncode}): {done.stderr.strip()[-500:]}"}
-    # py-spy writes its own "py-spy>" lines to the same stdout: take the target's JSON line.
-    target = json.loads([t for t in done.stdout.splitlines() if t.startswith("{")][-1])
+    # py-spy writes its own "py-spy>" lines to the same stdout: take the worker's JSON line.
+    target = Run(**json.loads([t for t in done.stdout.splitlines() if t.startswith("{")][-1]))
     counts: dict[str, int] = {}
     for text in raw.read_text().splitlines():
         stack, _, count = text.rpartition(" ")
@@ -1189,27 +1123,18 @@ def pyspy_profile(hands: int, matches: int, rate: int) -> dict[str, Any] | None:
         category = _categorise(frames)
         counts[category] = counts.get(category, 0) + int(count)
     total = sum(counts.values())
-    per_move = target["cpu_us_per_move"]
+    per_move = target.cpu_s / target.moves * 1e6
     categories = {
         name: {"samples": n, "share": n / total, "us_per_move": n / total * per_move}
         for name, n in sorted(counts.items(), key=lambda kv: -kv[1])
     }
     return {
-        "moves": target["moves"],
+        "moves": target.moves,
         "cpu_us_per_move": per_move,
         "samples": total,
         "rate_hz": rate,
         "categories": categories,
     }
-
-
-def profile_target(hands: int, matches: int) -> int:
-    """Child mode of ``--profile``: plays in-memory matches, prints its CPU per move as JSON."""
-    bots = ["memory-bot"] * PLAYERS
-    play_matches(bots, 1, 1, _connect_in_memory)  # warm-up
-    run = play_matches(bots, matches, hands, _connect_in_memory)
-    print(json.dumps({"moves": run.moves, "cpu_us_per_move": run.cpu_s / run.moves * 1e6}))
-    return 0
 
 
 # -- output --------------------------------------------------------------------------------------
@@ -1221,7 +1146,7 @@ def fmt(value: float | None, spec: str) -> str:
 
 def print_table(rows: list[Row]) -> None:
     header = (
-        f"{'row':<44} {'matches':>7} {'hands':>5} {'moves':>6} {'wall s':>6} {'moves/s':>7} "
+        f"{'row':<46} {'matches':>7} {'hands':>5} {'moves':>6} {'wall s':>6} {'moves/s':>7} "
         f"{'ref CPU µs/move':>15} {'(sys)':>5} {'(gc)':>5} {'marginal':>8} "
         f"{'fixed ms':>8} {'(wall)':>6} {'bots µs/move':>12}"
     )
@@ -1229,7 +1154,7 @@ def print_table(rows: list[Row]) -> None:
     print("-" * len(header))
     for r in rows:
         print(
-            f"{r.name:<44} {r.matches:>7} {r.hands:>5} {r.moves:>6} {r.wall_s:>6.2f} "
+            f"{r.name:<46} {r.matches:>7} {r.hands:>5} {r.moves:>6} {r.wall_s:>6.2f} "
             f"{r.moves_per_s:>7.0f} {r.ref_cpu_us_per_move:>15.1f} "
             f"{fmt(r.ref_sys_us_per_move, '.1f'):>5} {fmt(r.ref_gc_us_per_move, '.1f'):>5} "
             f"{fmt(r.marginal_us_per_move, '.1f'):>8} {fmt(r.fixed_ms_per_match, '.1f'):>8} "
@@ -1246,14 +1171,9 @@ def machine() -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "affinity": sorted(os.sched_getaffinity(0)),
         "trio": trio.__version__,
+        "msgspec": msgspec.__version__,
         "loadavg_1min_at_start": round(os.getloadavg()[0], 2),
     }
-    try:
-        import msgspec
-
-        info["msgspec"] = msgspec.__version__
-    except ImportError:  # pragma: no cover
-        pass
     try:
         for text in Path("/proc/cpuinfo").read_text().splitlines():
             if text.startswith("model name"):
@@ -1262,6 +1182,107 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     return info
+
+
+def attribution(rows: dict[str, Row], c_rows: list[Row], parse_us: float) -> dict[str, Any]:
+    """The C rows' marginal cost split into parts, from the other rows (µs per move)."""
+    engine = rows[ENGINE_ROW].ref_cpu_us_per_move
+    memory = rows[MEMORY_ROW]
+    memory_us = (memory.marginal_us_per_move or memory.ref_cpu_us_per_move) - parse_us
+    trip = rows[MEMORY_TRIP_ROW].ref_cpu_us_per_move - parse_us
+    parts: dict[str, Any] = {
+        "engine + codec (engine row)": engine,
+        "trio: one scheduler pass + the watchdog re-armed (in-memory round trip)": trip,
+        "rest of the runner, gc included (in-memory play_match marginal - the two above)": (
+            memory_us - engine - trip
+        ),
+    }
+    for row in c_rows:
+        if row.marginal_us_per_move is not None:
+            parts[f"pipes, epoll, wake-ups: {row.name} marginal - in-memory play_match"] = (
+                row.marginal_us_per_move - memory_us
+            )
+    return parts
+
+
+def print_report(result: dict[str, Any], rows: list[Row], args: argparse.Namespace) -> None:
+    info = result["machine"]
+    print(
+        f"referee_bench: {PLAYERS} players, {args.matches} matches x {args.hands} hands per row, "
+        f"best of {args.repeat}, Python {info['python']}, trio {info['trio']}, msgspec "
+        f"{info['msgspec']}, {info['cpus']} CPUs ({info.get('cpu', '?')}), affinity "
+        f"{info['affinity']}, load {info['loadavg_1min_at_start']}"
+    )
+    print_table(rows)
+    for note in result["notes"]:
+        print(f"note: {note}")
+    print(
+        "columns: ref CPU = getrusage(SELF) user+sys / moves, (sys) its system part, (gc) CPU in "
+        "gc collections; marginal µs/move and fixed ms/match: the CPU split with a second run of "
+        "1-hand matches; (wall) = fixed wall ms per match; bots = RUSAGE_CHILDREN / moves"
+    )
+    print(TARGET_LINE)
+    for row in result["c_rows"]:
+        verdict = "met" if row["ref_cpu_us_per_move"] <= TARGET_US else "NOT met"
+        print(
+            f"measured: {row['ref_cpu_us_per_move']:.1f} µs/move (marginal "
+            f"{fmt(row['marginal_us_per_move'], '.1f')} µs), {row['name']}: target {verdict}"
+        )
+    stages = result.get("engine_stages_us_per_move")
+    if stages is not None:
+        print(
+            "\nengine + codec stages, referee CPU µs per move (each stage timed in bulk over "
+            "the C row's requests, best of runs):"
+        )
+        for name, us in stages.items():
+            print(f"  {name:<60} {us:6.2f}")
+        # entries starting with a blank are parts of the one above, not summed
+        total = sum(us for name, us in stages.items() if not name.startswith(" "))
+        print(f"  {'sum of the stages':<60} {total:6.2f}")
+        print(f"  {'engine row, the same work in one loop':<60} {result['engine_us']:6.2f}")
+    parts = result.get("attribution_us_per_move")
+    if parts is not None:
+        print(
+            "\nattribution of the C rows' marginal µs/move (in-memory rows less their bots' "
+            f"parsing, {result['bot_parse_us_per_move']:.1f} µs):"
+        )
+        for name, us in parts.items():
+            print(f"  {us:6.1f}  {name}")
+    prof = result.get("cprofile")
+    if prof is not None:
+        print(
+            f"\ncProfile (thread CPU timer) of one C-bot match ({prof['moves']} moves; its "
+            f"overhead inflates every call, total {prof['total_us_per_move']:.1f} µs/move: "
+            f"for call counts and ranking only; a coroutine counts a call per resumption):"
+        )
+        print(f"  {'own µs/move':>11} {'cum µs/move':>11} {'calls/move':>10}  function")
+        for r in prof["by_own"]:
+            print(
+                f"  {r['own_us_per_move']:>11.2f} {r['cum_us_per_move']:>11.2f} "
+                f"{r['calls_per_move']:>10.2f}  {r['function']}"
+            )
+        print("\n  selected functions by cumulative time:")
+        for r in prof["by_cum"]:
+            print(
+                f"  {r['own_us_per_move']:>11.2f} {r['cum_us_per_move']:>11.2f} "
+                f"{r['calls_per_move']:>10.2f}  {r['function']}"
+            )
+    if "pyspy" in result:
+        spy = result["pyspy"]
+        if spy is None:
+            print("\npy-spy not installed (pip install py-spy): no sampling profile")
+        elif "error" in spy:
+            print(f"\n{spy['error']}")
+        else:
+            print(
+                f"\npy-spy sampling profile of play_match with in-memory instant bots, "
+                f"{spy['moves']} moves ({spy['samples']} samples at {spy['rate_hz']} Hz; that "
+                f"run's CPU {spy['cpu_us_per_move']:.1f} µs/move, split by share of samples; "
+                f"pipes excluded, see the attribution):"
+            )
+            print(f"  {'µs/move':>7} {'share':>6}  category")
+            for name, cat in spy["categories"].items():
+                print(f"  {cat['us_per_move']:>7.1f} {cat['share']:>6.1%}  {name}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1285,10 +1306,10 @@ def main(argv: list[str] | None = None) -> int:
         "--pin", type=int, metavar="CPU", help="run the referee and its bots on this one CPU"
     )
     parser.add_argument(
-        "--skip-samples", action="store_true", help="only the C, engine and pipe rows"
+        "--skip-samples", action="store_true", help="no sample-bot rows (Python, node)"
     )
     parser.add_argument(
-        "--breakdown", action="store_true", help="also time each stage of the engine + codec loop"
+        "--breakdown", action="store_true", help="also time each stage of the engine + codec row"
     )
     parser.add_argument(
         "--profile",
@@ -1296,17 +1317,17 @@ def main(argv: list[str] | None = None) -> int:
         help="also profile C-bot matches (cProfile, and py-spy sampling if installed)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document instead")
-    parser.add_argument("--profile-target", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=("c", "memory"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.hands < 1 or args.matches < 1 or args.repeat < 1:
         parser.error("--hands, --matches and --repeat must be at least 1")
     if args.pin is not None:
         _set_affinity_all_threads({args.pin})
-    if args.profile_target:
-        return profile_target(args.hands, args.matches)
+    if args.worker is not None:
+        return worker_main(args.worker, args.hands, args.matches)
 
     binary = build_c_bot()
-    c_commands = [shlex.quote(str(binary))] * PLAYERS
+    c_bots = c_commands(binary)
     python = shlex.quote(sys.executable)
     sample_rows: list[tuple[str, list[str]]] = [
         (
@@ -1325,43 +1346,35 @@ def main(argv: list[str] | None = None) -> int:
         js = f"{shlex.quote(node)} {shlex.quote(str(SAMPLE_BOTS / 'greedy.js'))}"
         sample_rows.append(("node greedy x2", [js, js]))
 
-    play_matches(c_commands, 1, 1)  # warm-up: imports, lazily built codecs, page cache
+    play_matches(c_bots, 1, 1)  # warm-up: imports, lazily built codecs, page cache
     repeat = args.repeat
-    rows = [match_row("C instant x2", c_commands, args.matches, args.hands, repeat)]
-    pin_rows = args.pin is None and len(os.sched_getaffinity(0)) > 1
-    if pin_rows:
+    name = "C instant x2" if args.pin is None else f"C instant x2, all on CPU {args.pin}"
+    rows = [match_row(name, c_bots, args.matches, args.hands, repeat)]
+    several_cpus = args.pin is None and len(os.sched_getaffinity(0)) > 1
+    if several_cpus:
         with on_one_cpu():
-            rows.append(
-                match_row("C instant x2, all on one CPU", c_commands, args.matches, args.hands,
-                          repeat)
-            )  # fmt: skip
+            rows.append(match_row(PINNED_ROW, c_bots, args.matches, args.hands, repeat))
+        rows.append(per_cpu_row(args.matches, args.hands, repeat))
+    c_rows = list(rows)
     rows.append(engine_row(args.matches, args.hands, repeat))
-    parse_us = instant_reply_cost(args.matches, args.hands)
+    trace = trace_games(args.matches, args.hands)
+    parse_us = instant_reply_cost(trace)
+    line = typical_request(trace)
+    # Dropped before the next matches: thousands of live objects would slow the runner's own
+    # gc.collect() at the start of every match.
+    del trace
     memory = match_row(
-        "play_match, in-memory instant bots",
-        ["memory-bot"] * PLAYERS,
-        args.matches,
-        args.hands,
-        repeat,
-        connect=_connect_in_memory,
+        MEMORY_ROW, ["memory-bot"] * PLAYERS, args.matches, args.hands, repeat, _connect_in_memory
     )
     memory.bots_cpu_us_per_move = None
     memory.note = f"no processes, no pipes; includes the bots' parsing ({parse_us:.1f} µs/move)"
     rows.append(memory)
-    rows.append(lean_row(binary, args.matches, args.hands, repeat))
-    if pin_rows:
-        with on_one_cpu():
-            row = lean_row(binary, args.matches, args.hands, repeat)
-        row.name = "what-if: lean runner, all on one CPU"
-        rows.append(row)
-    line = typical_request(args.hands)
     rows.extend(round_trip_rows(binary, line, args.round_trips, repeat, parse_us))
     if not args.skip_samples:
-        for name, commands in sample_rows:
-            rows.append(match_row(name, commands, args.matches, args.hands, repeat))
+        for label, commands in sample_rows:
+            rows.append(match_row(label, commands, args.matches, args.hands, repeat))
 
-    c_row = rows[0]
-    verdict = "met" if c_row.ref_cpu_us_per_move <= TARGET_US else "NOT met"
+    by_name = {r.name: r for r in rows}
     result: dict[str, Any] = {
         "benchmark": "referee_bench",
         "command": "python3 benchmarks/referee_bench.py "
@@ -1372,106 +1385,31 @@ def main(argv: list[str] | None = None) -> int:
         "time_limits_ms": asdict(TIME_LIMITS),
         "rows": [asdict(r) for r in rows],
         "target_us_per_move": TARGET_US,
-        "c_ref_cpu_us_per_move": c_row.ref_cpu_us_per_move,
-        "target_met": c_row.ref_cpu_us_per_move <= TARGET_US,
+        "c_rows": [
+            {
+                "name": r.name,
+                "ref_cpu_us_per_move": r.ref_cpu_us_per_move,
+                "marginal_us_per_move": r.marginal_us_per_move,
+                "target_met": r.ref_cpu_us_per_move <= TARGET_US,
+            }
+            for r in c_rows
+        ],
+        "engine_us": by_name[ENGINE_ROW].ref_cpu_us_per_move,
+        "bot_parse_us_per_move": parse_us,
+        "attribution_us_per_move": attribution(by_name, c_rows, parse_us),
         "notes": notes,
     }
-    by_name = {r.name: r for r in rows}
-    engine = by_name.get("engine + codec only (no processes, no trio)")
-    memory_row = by_name.get("play_match, in-memory instant bots")
-    mem_trip = by_name.get("in-memory round trip + 2 fresh scopes")
-    if engine and memory_row and mem_trip and c_row.marginal_us_per_move is not None:
-        trip = mem_trip.ref_cpu_us_per_move - parse_us
-        mem_marginal = memory_row.marginal_us_per_move or memory_row.ref_cpu_us_per_move
-        glue = mem_marginal - parse_us - engine.ref_cpu_us_per_move - trip
-        pipes = c_row.marginal_us_per_move - (mem_marginal - parse_us)
-        result["attribution_us_per_move"] = {
-            "engine + codec (engine row)": engine.ref_cpu_us_per_move,
-            "trio: one scheduler pass + 2 fresh cancel scopes (in-memory round trip)": trip,
-            "rest of the runner, gc included (in-memory play_match marginal - the two above)": glue,
-            "pipes, epoll, wake-ups (C row marginal - in-memory play_match marginal)": pipes,
-        }
     if args.breakdown:
         stages = stage_breakdown(args.matches, args.hands, max(repeat, 3))
         result["engine_stages_us_per_move"] = stages
     if args.profile:
-        result["cprofile"] = profile_c_match(c_commands, args.hands, top=25)
-        result["pyspy"] = pyspy_profile(args.hands, max(6, 2 * args.matches), rate=2500)
+        result["cprofile"] = profile_c_match(c_bots, args.hands, top=25)
+        result["pyspy"] = pyspy_profile(args.hands, max(12, 4 * args.matches), rate=2500)
 
     if args.json:
         print(json.dumps(result, indent=2))
-        return 0
-    info = result["machine"]
-    print(
-        f"referee_bench: {PLAYERS} players, {args.matches} matches x {args.hands} hands per row, "
-        f"Python {info['python']}, trio {info['trio']}, msgspec {info.get('msgspec')}, "
-        f"{info['cpus']} CPUs ({info.get('cpu', '?')}), affinity {info['affinity']}"
-    )
-    print_table(rows)
-    for note in notes:
-        print(f"note: {note}")
-    print(
-        "columns: ref CPU = getrusage(SELF) user+sys / moves, (sys) its system part, (gc) CPU in "
-        "gc collections; marginal µs/move and fixed ms/match: the CPU split with a second run of "
-        "1-hand matches; (wall) = fixed wall ms per match; bots = RUSAGE_CHILDREN / moves"
-    )
-    print(TARGET_LINE)
-    print(
-        f"measured: {c_row.ref_cpu_us_per_move:.1f} µs/move with the C bots "
-        f"(marginal {fmt(c_row.marginal_us_per_move, '.1f')} µs): target {verdict}"
-    )
-    if args.breakdown:
-        print(
-            "\nengine + codec stages, referee CPU µs per move (each stage timed in bulk over "
-            "the C row's positions, best of runs):"
-        )
-        for name, us in stages.items():
-            print(f"  {name:<60} {us:6.2f}")
-        total = sum(us for name, us in stages.items() if not name.startswith(" "))
-        # (entries starting with a blank are parts or alternatives, not summed)
-        print(f"  {'sum of the stages':<60} {total:6.2f}")
-    attribution = result.get("attribution_us_per_move")
-    if attribution is not None:
-        print(
-            f"\nattribution of the C row's marginal {c_row.marginal_us_per_move:.1f} µs/move "
-            f"(in-memory rows less their bots' parsing, {parse_us:.1f} µs):"
-        )
-        for name, us in attribution.items():
-            print(f"  {us:6.1f}  {name}")
-    if args.profile:
-        prof = result["cprofile"]
-        print(
-            f"\ncProfile (thread CPU timer) of one C-bot match ({prof['moves']} moves; its "
-            f"overhead inflates every call, total {prof['total_us_per_move']:.1f} µs/move: "
-            f"for call counts and ranking only):"
-        )
-        print(f"  {'own µs/move':>11} {'cum µs/move':>11} {'calls/move':>10}  function")
-        for r in prof["by_own"]:
-            print(
-                f"  {r['own_us_per_move']:>11.2f} {r['cum_us_per_move']:>11.2f} "
-                f"{r['calls_per_move']:>10.2f}  {r['function']}"
-            )
-        print("\n  selected functions by cumulative time:")
-        for r in prof["by_cum"]:
-            print(
-                f"  {r['own_us_per_move']:>11.2f} {r['cum_us_per_move']:>11.2f} "
-                f"{r['calls_per_move']:>10.2f}  {r['function']}"
-            )
-        spy = result["pyspy"]
-        if spy is None:
-            print("\npy-spy not installed (pip install py-spy): no sampling profile")
-        elif "error" in spy:
-            print(f"\n{spy['error']}")
-        else:
-            print(
-                f"\npy-spy sampling profile of play_match with in-memory instant bots, "
-                f"{spy['moves']} moves ({spy['samples']} samples at {spy['rate_hz']} Hz; that "
-                f"run's CPU {spy['cpu_us_per_move']:.1f} µs/move, split by share of samples; "
-                f"pipes excluded, see the attribution):"
-            )
-            print(f"  {'µs/move':>7} {'share':>6}  category")
-            for name, cat in spy["categories"].items():
-                print(f"  {cat['us_per_move']:>7.1f} {cat['share']:>6.1%}  {name}")
+    else:
+        print_report(result, rows, args)
     return 0
 
 
