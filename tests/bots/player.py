@@ -104,14 +104,14 @@ for raw in sys.stdin.buffer:
             elif mode == "close_stdout":
                 os.close(1)
                 time.sleep(3600)
-        send(reply)
-        if (
-            mode == "close_after_out"
-            and reply["move"]["action"] == "play"
-            and len(msg["hand"]) == 1
-        ):
+        last_tile = reply["move"]["action"] == "play" and len(msg["hand"]) == 1
+        if mode == "close_after_out" and last_tile:
+            # Closed before the reply goes out, so the referee's hand_end meets a closed pipe
+            # (after the reply, the referee could write hand_end before the close: a race).
             os.close(0)
+            send(reply)
             time.sleep(3600)
+        send(reply)
     elif kind in ("match_end", "error"):
         sys.stderr.write(f"player got {kind}: {msg.get('message', '')}\n")
         sys.stderr.flush()
