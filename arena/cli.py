@@ -589,7 +589,7 @@ def _tournament(args: argparse.Namespace) -> int:
     )
     reporter: Reporter = LiveReporter() if sys.stdout.isatty() else PlainReporter()
     try:
-        standings = run_session(opened, options, reporter)
+        summary = run_session(opened, options, reporter)
     except KeyboardInterrupt:
         done = len(opened.store.finished())
         total = len(opened.store.tables())
@@ -605,7 +605,8 @@ def _tournament(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     report = _write_report(opened.store, out_dir / "report.html", "arena tournament")
     where = None if report is None else report.path
-    print(final_report(opened.store, standings, out_dir, db, report=where))
+    print(final_report(opened.store, summary.standings, out_dir, db, report=where))
+    print(summary.line())
     return EXIT_OK
 
 
@@ -773,13 +774,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
-        return _HANDLERS[args.command](args)
+        code = _HANDLERS[args.command](args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return code
     except UsageError as error:
         print(f"arena {args.command}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"arena {args.command}: interrupted; every bot process was stopped", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``arena standings --json | head``): not an error of ours.
+        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except Exception:
         traceback.print_exc()
         print(f"arena {args.command}: internal error (a bug in the arena)", file=sys.stderr)

@@ -395,3 +395,22 @@ def test_tournament_match_flags_take_the_fives_rules() -> None:
         )
     matador = _match_flags(parser.parse_args(["tournament", "a", "--players", "4"]))
     assert matador.game.rules_dict(matador.rules)["hand_size"] == 5
+
+
+def test_a_reader_that_goes_away_is_not_an_error() -> None:
+    """Output into a pipe whose reader has gone (``| head``) ends quietly with exit 0."""
+    import subprocess
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "schema"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    process.stdout.close()  # before the command writes anything: its first write fails
+    err = process.stderr.read().decode()
+    process.stderr.close()
+    assert process.wait(timeout=30) == 0
+    assert "internal error" not in err
+    assert "Traceback" not in err

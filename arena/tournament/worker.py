@@ -36,6 +36,22 @@ class _Worker:
     def __init__(self, out: trio.lowlevel.FdStream) -> None:
         self.out = out
         self.lock = trio.Lock()
+        # CPU spent playing matches: start-up (imports) is not the referee's cost per move.
+        self.cpu_at_start = time.process_time()
+        self.file_cpu_s = 0.0
+
+    def referee_cpu_s(self) -> float:
+        """CPU this worker spent refereeing: all of it since start-up, less writing files."""
+        return time.process_time() - self.cpu_at_start - self.file_cpu_s
+
+    def _files(self, replay_path: str, replay: Replay) -> None:
+        """Write the replay and its viewer page (in a thread), timing that CPU apart."""
+        started = time.thread_time()
+        try:
+            write_replay(replay_path, replay)
+            write_viewer_page(replay_path, replay)
+        finally:
+            self.file_cpu_s += time.thread_time() - started
 
     async def say(self, message: JobDone | JobStarted) -> None:
         async with self.lock:
@@ -57,19 +73,18 @@ class _Worker:
             )
             bots = [BotSpec(b.command, b.cwd) for b in job.bots]
             replay = await play_match(config, bots)
-            await trio.to_thread.run_sync(write_replay, job.replay, replay)
-            await trio.to_thread.run_sync(write_viewer_page, job.replay, replay)
+            await trio.to_thread.run_sync(self._files, job.replay, replay)
             done = JobDone(
                 table=job.table,
                 replay=job.replay,
-                referee_cpu_s=time.process_time(),
+                referee_cpu_s=self.referee_cpu_s(),
                 summary=summarize(replay),
             )
         except Exception:  # reported to the parent, which records the match as not played
             done = JobDone(
                 table=job.table,
                 replay=job.replay,
-                referee_cpu_s=time.process_time(),
+                referee_cpu_s=self.referee_cpu_s(),
                 error=traceback.format_exc(limit=8),
             )
         await self.say(done)
