@@ -374,12 +374,6 @@ def _summary(
     for entrant in store.entrants():
         if entrant.excluded is not None:
             notes.append(f"Left out: <b>{_e(entrant.name)}</b>: {_e(entrant.excluded)}")
-    made = sum(1 for e in entries if e.made)
-    if made:
-        notes.append(
-            f"{made} viewer page{'s were' if made != 1 else ' was'} missing and made from "
-            f"{'their replays' if made != 1 else 'its replay'} for this report."
-        )
     return (
         '<section class="cards" id="summary">'
         + "".join(

@@ -16,7 +16,6 @@ import sys
 import time
 import traceback
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import trio
 
@@ -45,11 +44,16 @@ class _Worker:
         return time.process_time() - self.cpu_at_start - self.file_cpu_s
 
     def _files(self, replay_path: str, replay: Replay) -> None:
-        """Write the replay and its viewer page (in a thread), timing that CPU apart."""
+        """Write the replay (in a thread), timing that CPU apart.
+
+        The viewer page is not made here: it costs about 40 ms of CPU per match, and while a
+        thread builds it every other match of this worker waits, so bots would be charged
+        for the referee's delay. The report, written once the tournament is over, makes the
+        pages.
+        """
         started = time.thread_time()
         try:
             write_replay(replay_path, replay)
-            write_viewer_page(replay_path, replay)
         finally:
             self.file_cpu_s += time.thread_time() - started
 
@@ -88,23 +92,6 @@ class _Worker:
                 error=traceback.format_exc(limit=8),
             )
         await self.say(done)
-
-
-def write_viewer_page(replay_path: str, replay: Replay) -> Path | None:
-    """Write the viewer page of a match beside its replay (``.json`` becomes ``.html``).
-
-    The page is a convenience: the replay holds the match, and ``arena report`` makes a missing
-    page again. So a page that cannot be made or written is reported on stderr and the match
-    goes on being recorded; ``None`` then.
-    """
-    from arena.view.html import write_html  # the viewer is only needed once a match is over
-
-    target = Path(replay_path).with_suffix(".html")
-    try:
-        return write_html(replay, target)
-    except Exception as error:  # never lose a finished match over its page
-        print(f"arena worker: cannot write the viewer page {target}: {error!r}", file=sys.stderr)
-        return None
 
 
 async def serve(stdin_fd: int = 0, stdout_fd: int = 1) -> None:

@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from arena.replay import read_replay
-from arena.tournament.worker import write_viewer_page
 from arena.view.steps import StepKind, build_steps
 from tests.view.browser import ViewerPage
 from tests.view.matches import ROOT, play_scripted, scripted_bot
@@ -366,20 +365,6 @@ def test_report_command_refuses_what_it_cannot_use(tmp_path: Path) -> None:
     )  # fmt: skip
     assert run.returncode == 2
     assert "is a directory" in run.stderr
-
-
-def test_a_page_the_worker_cannot_write_loses_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The worker writes a match's viewer page beside its replay; when it cannot, it says so on
-    stderr and goes on (the match is still recorded)."""
-    replay = play_scripted([scripted_bot("a"), scripted_bot("b", pick=1)], seed=3)
-    written = write_viewer_page(str(tmp_path / "m.json"), replay)
-    assert written == tmp_path / "m.html"
-    assert written.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    (tmp_path / "blocked.html").mkdir()
-    assert write_viewer_page(str(tmp_path / "blocked.json"), replay) is None
-    assert "cannot write the viewer page" in capsys.readouterr().err
 
 
 def test_a_store_written_directly_with_markup_in_names(viewer: ViewerPage, tmp_path: Path) -> None:
