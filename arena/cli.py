@@ -237,6 +237,22 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", action="store_true", help="print one JSON object as the result")
     _add_match_flags(play)
 
+    check = commands.add_parser(
+        "check",
+        help="check that a bot follows the protocol and the rules, step by step",
+        description="Run one bot through numbered, named steps against scripted positions "
+        "(handshake, request ids, each rule, hand end, match end, stop, response times) and "
+        "print PASS or FAIL for each, with what was sent and received on a failure. Exit code "
+        "0 only when every step passes. docs/checking-a-bot.md",
+    )
+    check.add_argument(
+        "bot", metavar="BOT", help="the bot's command line, quoted, e.g. 'python3 mybot.py'"
+    )
+    check.add_argument("--game", default="matador", choices=sorted(GAMES), help="the game")
+    check.add_argument("--json", action="store_true", help="print one JSON document")
+    check.add_argument("--move-ms", type=_positive, default=1000, help="per-move limit (1000)")
+    check.add_argument("--startup-ms", type=_positive, default=5000, help="startup limit (5000)")
+
     tournament = commands.add_parser(
         "tournament",
         help="play a tournament between bots: standings, ratings, replays",
@@ -471,6 +487,62 @@ def _result_text(replay: Replay, path: Path | None) -> str:
     else:
         lines.append("Replay: not written (see the error above)")
     return "\n".join(lines)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from arena.check import (
+        BotLink,
+        Launcher,
+        StepResult,
+        check_bot,
+        header,
+        report_document,
+        step_lines,
+        summary,
+    )
+    from arena.referee.framing import LineTooLongError
+    from arena.referee.process import BotEOFError, BotGoneError, BotProcess, open_bot_process
+
+    _check_bot_command(args.bot)
+
+    def close_input(link: BotLink) -> None:
+        # BotProcess has no public way to close stdin alone (aclose() also signals the group):
+        # this is the first step of its own termination; aclose() later finishes the job.
+        assert isinstance(link, BotProcess)
+        link._stdin_fd = -1
+        link._stdin.close()
+
+    launcher = Launcher(
+        open=open_bot_process,
+        close_input=close_input,
+        command_error=BotCommandError,
+        eof_error=BotEOFError,
+        gone_error=BotGoneError,
+        line_too_long_error=LineTooLongError,
+    )
+
+    def show(step: StepResult) -> None:
+        print("\n".join(step_lines(step)), flush=True)
+
+    if not args.json:
+        print(header(args.bot, args.game, args.move_ms, args.startup_ms), flush=True)
+        print(flush=True)
+    report = trio.run(
+        lambda: check_bot(
+            args.bot,
+            args.game,
+            launcher,
+            move_ms=args.move_ms,
+            startup_ms=args.startup_ms,
+            on_step=None if args.json else show,
+        )
+    )
+    if args.json:
+        print(json.dumps(report_document(report), indent=2))
+    else:
+        print()
+        print(summary(report))
+    return EXIT_OK if report.passed else EXIT_FAILED
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -759,6 +831,7 @@ def _write_report(store: Store, out: Path, command: str) -> ReportResult | None:
 
 _HANDLERS = {
     "play": _play,
+    "check": _check,
     "tournament": _tournament,
     "sprt": _sprt,
     "standings": _standings,
