@@ -12,22 +12,45 @@ non-blocking pipe descriptors and falls back to trio's ``wait_readable``/``wait_
 only when the pipe is not ready. Measured against ``FdStream.send_all``/``receive_some`` it
 roughly halves the referee's CPU per round trip, because it saves one pass through the trio
 scheduler per call. Timeouts are the caller's business: wrap calls in a cancel scope.
+
+With ``sandbox=`` a bot is contained by `arena.referee.sandbox` (namespaces, a cgroup, resource
+limits, its own working directory and a scrubbed environment): its command is wrapped, the
+limits are set in the child before it starts, and closing it also empties its cgroup and
+removes its working directory. `BotProcess.resource_outcome` then tells whether a memory or
+CPU limit ended it. This module also runs the sandbox's detection probes (`run_probe`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import queue
 import shlex
 import shutil
 import subprocess
-from collections.abc import AsyncIterator, Mapping, Sequence
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from signal import SIGKILL, SIGTERM, Signals
+from typing import Any
 
 import trio
 
 from arena.referee.framing import LineBuffer, LineTooLongError
+from arena.referee.sandbox import (
+    BotSandbox,
+    ResourceOutcome,
+    ResourceUsage,
+    SandboxConfig,
+    SandboxError,
+    SandboxPathError,
+    SandboxPlan,
+    classify_outcome,
+    plan_sandbox,
+)
 
 __all__ = [
     "READ_CHUNK_BYTES",
@@ -38,9 +61,11 @@ __all__ = [
     "CommandResult",
     "ExitStatus",
     "LineTooLongError",
+    "OutputLimitError",
     "open_bot_process",
     "parse_command",
     "run_capped",
+    "run_probe",
     "signal_group",
 ]
 
@@ -49,6 +74,9 @@ READ_CHUNK_BYTES = 65536
 
 _REAP_TIMEOUT = 5.0  # seconds to wait for a SIGKILLed leader to be reaped before giving up
 _STDERR_SYNC_READS = 8  # reads per synchronous stderr drain, so a flooding bot cannot pin us
+_SANDBOX_EMPTY_TIMEOUT = 2.0  # seconds to keep killing what is left in a bot's cgroup
+_WRAPPER_EXIT_WAIT = 0.1  # seconds a sandbox wrapper gets to exit after the bot's stdout closed
+_PROBE_TIMEOUT = 5.0  # seconds a sandbox detection probe may take
 
 _checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
 _cancel_shielded_checkpoint = trio.lowlevel.cancel_shielded_checkpoint
@@ -85,6 +113,26 @@ class BotEOFError(Exception):
 
 class BotGoneError(Exception):
     """Writing to the bot failed: its stdin is closed (it exited or closed the pipe)."""
+
+
+class OutputLimitError(Exception):
+    """The bot wrote more to its stdout in all than ``max_stdout_bytes`` allows.
+
+    Raised by `BotProcess.receive_line` and `BotProcess.poll_line_nowait` as soon as a read
+    takes the total over the cap, and by every later read.
+
+    Attributes:
+        limit: The cap, in bytes.
+        received: How many bytes had been read when it was passed.
+    """
+
+    def __init__(self, limit: int, received: int) -> None:
+        super().__init__(f"the bot wrote more than {limit} bytes to its stdout ({received} read)")
+        self.limit = limit
+        self.received = received
+
+    def __reduce__(self) -> tuple[type[OutputLimitError], tuple[int, int]]:
+        return (type(self), (self.limit, self.received))
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,36 +334,49 @@ class BotProcess:
     may send, and one task at a time may receive.
 
     Attributes:
-        pid: The bot's process ID, which is also its process-group ID.
-        argv: The command as started.
+        pid: The bot's process ID, which is also its process-group ID (under a sandbox, the
+            ID of the wrapper, such as ``bwrap``, that runs the bot).
+        argv: The command as started (under a sandbox, the wrapper's full command).
         command: The command for people: the string given, or the argv joined shell-style.
         stdout_bytes_received: Total bytes read from the bot's stdout.
+        sandbox: The bot's sandbox, or ``None`` when it runs uncontained.
     """
 
     def __init__(
         self,
-        process: trio.Process,
+        process: trio.Process | _Child,
         argv: list[str],
         command: str,
         *,
         max_line_bytes: int,
         stderr_cap_bytes: int,
         kill_grace: float,
+        max_stdout_bytes: int | None = None,
+        sandbox: BotSandbox | None = None,
+        streams: _Streams | None = None,
     ) -> None:
         """Wraps a process started with stdin, stdout and stderr pipes (internal).
 
         Args:
-            process: The trio process, started with ``start_new_session=True``.
+            process: The process, started with ``start_new_session=True``.
             argv: The command as started.
             command: The command for people.
             max_line_bytes: The longest accepted stdout line.
             stderr_cap_bytes: How much stderr to keep.
             kill_grace: Seconds between SIGTERM and SIGKILL when closing.
+            max_stdout_bytes: The most stdout bytes accepted in all, or ``None``.
+            sandbox: The bot's sandbox, closed with the bot.
+            streams: The bot's stdin, stdout and stderr, for a process that is not a
+                `trio.Process` with pipes (a sandboxed bot's).
         """
-        stdin, stdout, stderr = process.stdin, process.stdout, process.stderr
-        assert isinstance(stdin, trio.lowlevel.FdStream)
-        assert isinstance(stdout, trio.lowlevel.FdStream)
-        assert isinstance(stderr, trio.lowlevel.FdStream)
+        if streams is None:
+            assert isinstance(process, trio.Process)
+            pipes = process.stdin, process.stdout, process.stderr
+            assert isinstance(pipes[0], trio.lowlevel.FdStream)
+            assert isinstance(pipes[1], trio.lowlevel.FdStream)
+            assert isinstance(pipes[2], trio.lowlevel.FdStream)
+            streams = (pipes[0], pipes[1], pipes[2])
+        stdin, stdout, stderr = streams
         self._process = process
         self.pid: int = process.pid
         self.argv = argv
@@ -333,11 +394,15 @@ class BotProcess:
         self._stderr_capture = _StderrCapture(stderr_cap_bytes)
         self._kill_grace = kill_grace
         self._closing = False
+        self._max_stdout = sys.maxsize if max_stdout_bytes is None else max_stdout_bytes
+        self._stdout_over = False
+        self.sandbox = sandbox
 
     def __repr__(self) -> str:
         status = self.exit_status()
         state = "running" if status.running else f"exited: {status.describe()}"
-        return f"<BotProcess {self.command!r} pid={self.pid} {state}>"
+        box = "" if self.sandbox is None else f" sandbox={self.sandbox.plan.mechanism.value}"
+        return f"<BotProcess {self.command!r} pid={self.pid} {state}{box}>"
 
     # -- stdin ------------------------------------------------------------------------------
 
@@ -400,6 +465,7 @@ class BotProcess:
             LineTooLongError: If the line exceeds ``max_line_bytes`` (raised as soon as the
                 limit is passed, before any newline; it is raised again on every later call).
             BotEOFError: If the bot closed its stdout, or this object was closed.
+            OutputLimitError: If the bot's stdout passed ``max_stdout_bytes`` in all.
         """
         await _checkpoint_if_cancelled()
         buffer = self._buffer
@@ -412,6 +478,8 @@ class BotProcess:
             fd = self._stdout_fd
             if fd < 0 or self._eof:
                 raise self._eof_error()
+            if self._stdout_over:
+                raise OutputLimitError(self._max_stdout, self.stdout_bytes_received)
             try:
                 data = os.read(fd, READ_CHUNK_BYTES)
             except BlockingIOError:
@@ -428,6 +496,9 @@ class BotProcess:
                 self._eof = True
                 raise self._eof_error()
             self.stdout_bytes_received += len(data)
+            if self.stdout_bytes_received > self._max_stdout:
+                self._stdout_over = True
+                raise OutputLimitError(self._max_stdout, self.stdout_bytes_received)
             buffer.feed(data)
             line = buffer.next_line()
             if line is not None:
@@ -446,6 +517,7 @@ class BotProcess:
 
         Raises:
             LineTooLongError: If the pending line exceeds ``max_line_bytes``.
+            OutputLimitError: If the bot's stdout passed ``max_stdout_bytes`` in all.
         """
         buffer = self._buffer
         line = buffer.next_line()
@@ -453,6 +525,8 @@ class BotProcess:
             fd = self._stdout_fd
             if fd < 0 or self._eof:
                 return None
+            if self._stdout_over:
+                raise OutputLimitError(self._max_stdout, self.stdout_bytes_received)
             try:
                 data = os.read(fd, READ_CHUNK_BYTES)
             except BlockingIOError:
@@ -464,6 +538,9 @@ class BotProcess:
                 self._eof = True
                 return None
             self.stdout_bytes_received += len(data)
+            if self.stdout_bytes_received > self._max_stdout:
+                self._stdout_over = True
+                raise OutputLimitError(self._max_stdout, self.stdout_bytes_received)
             buffer.feed(data)
             line = buffer.next_line()
         return line
@@ -536,10 +613,13 @@ class BotProcess:
     def exit_status(self) -> ExitStatus:
         """Returns the process's exit status without blocking (it may reap the process).
 
+        Under bwrap, which reports a bot killed by signal N as exit code 128 + N, such codes
+        are shown as that signal (a bot that really exits with 137 looks killed by SIGKILL).
+
         Returns:
             The status; ``running`` is true if the bot has not exited.
         """
-        return ExitStatus.from_returncode(self._process.poll())
+        return ExitStatus.from_returncode(self._returncode(self._process.poll()))
 
     async def wait_exit(self) -> ExitStatus:
         """Waits until the bot's main process exits (it does not kill it).
@@ -547,16 +627,74 @@ class BotProcess:
         Returns:
             Its exit status.
         """
-        return ExitStatus.from_returncode(await self._process.wait())
+        return ExitStatus.from_returncode(self._returncode(await self._process.wait()))
+
+    def _returncode(self, returncode: int | None) -> int | None:
+        box = self.sandbox
+        if (
+            returncode is not None
+            and box is not None
+            and box.signal_in_exit_code
+            and 128 < returncode <= 128 + 64
+        ):
+            return 128 - returncode
+        return returncode
+
+    # -- resources --------------------------------------------------------------------------
+
+    @property
+    def workdir(self) -> str | None:
+        """The bot's own working directory under a sandbox (removed when it is closed)."""
+        return None if self.sandbox is None else self.sandbox.workdir
+
+    def resource_usage(self) -> ResourceUsage | None:
+        """Returns what the bot used so far (final once it is closed), if sandboxed.
+
+        Returns:
+            CPU seconds, peak memory and limit counters where the sandbox can measure them,
+            or ``None`` without a sandbox.
+        """
+        return None if self.sandbox is None else self.sandbox.usage()
+
+    def resource_outcome(self) -> ResourceOutcome | None:
+        """Tells whether a resource limit ended the bot, with the evidence.
+
+        Ask it when the bot failed (it exited, crashed, or stopped answering): the referee
+        then records ``memory_limit`` or ``cpu_limit`` instead of a plain crash or timeout.
+
+        Returns:
+            ``None`` when no limit was hit (or the bot is not sandboxed); otherwise the limit
+            (`ResourceOutcome.status` is ``"memory_limit"`` or ``"cpu_limit"``), a sentence
+            and the measurements.
+        """
+        if self.sandbox is None:
+            return None
+        return classify_outcome(self.sandbox.usage(), self.exit_status().signal)
+
+    async def _watch_cpu(self, box: BotSandbox, limit: float) -> None:
+        # RLIMIT_CPU caps each process; this caps the whole tree, as the cgroup measures it.
+        every = box.plan.config.cpu_poll_s
+        while self._process.poll() is None:
+            await trio.sleep(every)
+            used = box.cpu_seconds()
+            if used is None:
+                return
+            if used >= limit and self._process.poll() is None:
+                box.mark_cpu_limit()
+                signal_group(self.pid, SIGKILL)
+                box.kill_pass()
+                return
 
     async def aclose(self) -> None:
         """Ends the bot's whole process group and releases every descriptor.
 
         Closes stdin, sends SIGTERM to the group, waits up to ``kill_grace`` seconds for the
         main process, sends SIGKILL to the group, reaps the main process, reads what is left
-        of stderr and closes the pipes. Idempotent, and shielded from cancellation (it takes
-        at most ``kill_grace`` plus the time to reap a killed process). `open_bot_process`
-        calls it on exit.
+        of stderr and closes the pipes. Under a sandbox it then kills whatever is left in the
+        bot's cgroup (processes that left its group with ``setsid()``), records the final
+        resource usage and removes the cgroup and the working directory. Idempotent, and
+        shielded from cancellation (it takes at most ``kill_grace`` plus the time to reap a
+        killed process). `open_bot_process` calls it on exit.
         """
         if self._closing:
             return
@@ -564,14 +702,23 @@ class BotProcess:
         try:
             with trio.CancelScope(shield=True):
                 await self._terminate()
+                if self.sandbox is not None:
+                    await trio.to_thread.run_sync(self.sandbox.close)
         finally:
             self._close_fds()
+            if self.sandbox is not None:
+                self.sandbox.close()
 
     async def _terminate(self) -> None:
         process = self._process
         pgid = self.pid
         self._stdin_fd = -1
         self._stdin.close()
+        if self.sandbox is not None and self._eof and process.poll() is None:
+            # The bot is gone and its wrapper is tearing the sandbox down: let it exit and
+            # report how the bot ended (a signal to the wrapper would hide that).
+            with trio.move_on_after(min(self._kill_grace, _WRAPPER_EXIT_WAIT)):
+                await process.wait()
         try:
             signal_group(pgid, SIGTERM)
             if self._kill_grace > 0 and process.poll() is None:
@@ -584,6 +731,14 @@ class BotProcess:
             await process.wait()
         if process.poll() is not None:
             _reap_group_orphans(pgid)
+        box = self.sandbox
+        if box is not None:
+            # Kill passes until the cgroup is empty: each pass also catches what the last one
+            # missed while it was forking. Without a cgroup, kill_pass is true at once.
+            for _ in range(int(_SANDBOX_EMPTY_TIMEOUT / 0.001)):
+                if box.kill_pass():
+                    break
+                await trio.sleep(0.001)
 
     def _close_fds(self) -> None:
         self._drain_stderr_nowait()
@@ -602,6 +757,8 @@ async def open_bot_process(
     max_line_bytes: int = 1 << 16,
     stderr_cap_bytes: int = 1 << 16,
     kill_grace: float = 0.2,
+    max_stdout_bytes: int | None = None,
+    sandbox: SandboxPlan | SandboxConfig | None = None,
 ) -> AsyncIterator[BotProcess]:
     """Starts a bot and ends its whole process group when the block exits.
 
@@ -619,44 +776,78 @@ async def open_bot_process(
         max_line_bytes: The longest stdout line accepted, without its newline.
         stderr_cap_bytes: How many bytes of stderr to keep (half head, half tail).
         kill_grace: Seconds between SIGTERM and SIGKILL on exit.
+        max_stdout_bytes: The most bytes the bot may write to its stdout in all (the
+            `OutputLimitError` cap), or ``None`` for no cap.
+        sandbox: Contain the bot (see `arena.referee.sandbox`): a plan made once with
+            `plan_sandbox` (best), or a config to plan from now (detection is cached), or
+            ``None`` to run it uncontained, in ``cwd``, with ``env`` as given. Sandboxed, the
+            bot starts in its own working directory with a scrubbed environment; relative
+            paths in its command are taken relative to ``cwd``.
 
     Yields:
         The running bot.
 
     Raises:
-        BotCommandError: If the command is invalid or the process cannot be spawned.
+        BotCommandError: If the command is invalid or the process cannot be spawned, or the
+            bot's files cannot be read by the sandbox's user.
+        SandboxError: If the sandbox cannot be set up (a forced mechanism is missing, or the
+            cgroup or working directory cannot be created).
     """
     argv = parse_command(command, cwd=cwd, env=env)
     shown = _display(command)
-    try:
-        process = await trio.lowlevel.open_process(
+    box: BotSandbox | None = None
+    if sandbox is None:
+        try:
+            process = await trio.lowlevel.open_process(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=None if env is None else dict(env),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise BotCommandError(f"bot command {shown!r}: cannot start: {_reason(exc)}") from exc
+        bot = BotProcess(
+            process,
             argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=None if env is None else dict(env),
-            start_new_session=True,
+            shown,
+            max_line_bytes=max_line_bytes,
+            stderr_cap_bytes=stderr_cap_bytes,
+            kill_grace=kill_grace,
+            max_stdout_bytes=max_stdout_bytes,
         )
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        if exc.filename is not None:
-            reason = f"{reason}: {exc.filename!r}"
-        raise BotCommandError(f"bot command {shown!r}: cannot start: {reason}") from exc
-    bot = BotProcess(
-        process,
-        argv,
-        shown,
-        max_line_bytes=max_line_bytes,
-        stderr_cap_bytes=stderr_cap_bytes,
-        kill_grace=kill_grace,
-    )
+    else:
+        plan = sandbox if isinstance(sandbox, SandboxPlan) else plan_sandbox(sandbox)
+        try:
+            box = plan.prepare(argv, cwd=cwd, env=env)
+        except SandboxPathError as exc:
+            raise BotCommandError(f"bot command {shown!r}: {exc}") from exc
+        try:
+            child, streams = await _start_sandboxed(box, shown)
+        except BaseException:
+            box.close()
+            raise
+        bot = BotProcess(
+            child,
+            box.argv,
+            shown,
+            max_line_bytes=max_line_bytes,
+            stderr_cap_bytes=stderr_cap_bytes,
+            kill_grace=kill_grace,
+            max_stdout_bytes=max_stdout_bytes,
+            sandbox=box,
+            streams=streams,
+        )
     # The body's exception is re-raised outside the nursery, so callers see it as itself and
     # not wrapped in an ExceptionGroup.
     body_error: BaseException | None = None
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(bot._drain_stderr)
+            if box is not None and box.cpu_limit_s is not None:
+                nursery.start_soon(bot._watch_cpu, box, box.cpu_limit_s)
             try:
                 yield bot
             except BaseException as exc:
@@ -668,6 +859,249 @@ async def open_bot_process(
         await bot.aclose()
     if body_error is not None:
         raise body_error
+
+
+_FIFO_OPEN_TIMEOUT = 10.0  # seconds for a sandbox to come up and open the bot's stdin
+_FIFO_POLL = 0.0005  # seconds between attempts to open it
+
+
+async def _open_fifo_writer(path: str, process: _Child) -> int:
+    """Opens the write end of a bot's stdin FIFO once the bot has opened the read end.
+
+    A non-blocking open for writing fails with ENXIO until there is a reader; the bot's
+    sandbox opens it a few milliseconds after the spawn. If the wrapper exits first (it could
+    not set up the sandbox), the result is the write end of a pipe whose read end is closed,
+    so the bot looks like one whose stdin is closed (its stderr says why).
+
+    Raises:
+        BotCommandError: If the sandbox has not opened it after ``_FIFO_OPEN_TIMEOUT`` s.
+    """
+    deadline = trio.current_time() + _FIFO_OPEN_TIMEOUT
+    while True:
+        try:
+            return os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+        if process.poll() is not None:
+            read_end, write_end = os.pipe2(os.O_CLOEXEC)
+            os.close(read_end)
+            return write_end
+        if trio.current_time() > deadline:
+            raise BotCommandError(
+                f"the sandbox did not start the bot within {_FIFO_OPEN_TIMEOUT:g} s"
+            )
+        await trio.sleep(_FIFO_POLL)
+
+
+async def _kill_and_reap(process: _Child) -> None:
+    signal_group(process.pid, SIGKILL)
+    with trio.move_on_after(_REAP_TIMEOUT):
+        await process.wait()
+
+
+def _reason(exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    if exc.filename is not None:
+        reason = f"{reason}: {exc.filename!r}"
+    return reason
+
+
+_Streams = tuple[trio.lowlevel.FdStream, trio.lowlevel.FdStream, trio.lowlevel.FdStream]
+
+
+class _Child:
+    """A process started by the spawner thread: ``pid``, ``poll`` and an async ``wait``.
+
+    The same interface as the parts of `trio.Process` that `BotProcess` uses (trio's has no
+    public constructor). ``wait`` sleeps on a pidfd, as trio's does on Linux.
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        try:
+            self._pidfd = os.pidfd_open(popen.pid)
+        except (AttributeError, OSError):  # before Linux 5.3: poll instead
+            self._pidfd = -1
+
+    @property
+    def returncode(self) -> int | None:
+        """The return code once the process was reaped, else ``None``."""
+        return self._popen.returncode
+
+    def poll(self) -> int | None:
+        """Reaps the process if it has exited; returns its return code or ``None``."""
+        returncode = self._popen.poll()
+        if returncode is not None:
+            self._close_pidfd()
+        return returncode
+
+    async def wait(self) -> int:
+        """Waits until the process exits and reaps it; returns its return code."""
+        while (returncode := self.poll()) is None:
+            pidfd = self._pidfd
+            if pidfd < 0:
+                await trio.sleep(0.005)
+                continue
+            # ClosedResourceError: another task reaped it and closed the pidfd.
+            with contextlib.suppress(trio.ClosedResourceError):
+                await _wait_readable(pidfd)
+        return returncode
+
+    def _close_pidfd(self) -> None:
+        if self._pidfd >= 0:
+            fd, self._pidfd = self._pidfd, -1
+            trio.lowlevel.notify_closing(fd)
+            os.close(fd)
+
+
+class _Spawner:
+    """A few threads, alive as long as the referee, that fork every sandboxed bot.
+
+    bwrap's ``--die-with-parent`` and ``PR_SET_PDEATHSIG`` fire when the *thread* that forked
+    a process ends, and trio forks from worker threads that it retires after 10 idle seconds:
+    a bot spawned from one was SIGKILLed mid-match. Forked from these threads, a sandbox ends
+    when the referee's process does, and not before. Several threads, so that many matches
+    starting at once do not queue behind one fork at a time.
+    """
+
+    THREADS = 4
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+
+    def _run(self) -> None:
+        while True:
+            self._jobs.get()()
+
+    async def popen(self, argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
+        """Starts ``subprocess.Popen(argv, **options)`` in the spawner thread.
+
+        Not cancellable while the fork runs (a process is never left behind).
+        """
+        with self._lock:
+            while len(self._threads) < self.THREADS:
+                name = f"arena-spawner-{len(self._threads)}"
+                thread = threading.Thread(target=self._run, name=name, daemon=True)
+                thread.start()
+                self._threads.append(thread)
+        token = trio.lowlevel.current_trio_token()
+        done = trio.Event()
+        result: list[subprocess.Popen[bytes]] = []
+        error: list[BaseException] = []
+
+        def job() -> None:
+            try:
+                result.append(subprocess.Popen(argv, **options))
+            except BaseException as exc:  # handed to the trio task, which re-raises it
+                error.append(exc)
+            token.run_sync_soon(done.set)
+
+        self._jobs.put(job)
+        with trio.CancelScope(shield=True):
+            await done.wait()
+        if error:
+            raise error[0]
+        return result[0]
+
+
+_spawner = _Spawner()
+
+
+async def _start_sandboxed(box: BotSandbox, shown: str) -> tuple[_Child, _Streams]:
+    """Spawns a sandboxed bot; returns it and its stdin, stdout and stderr streams.
+
+    Raises:
+        BotCommandError: If the wrapper cannot be started.
+        SandboxError: If the child could not enter the sandbox (its preexec_fn failed).
+    """
+    ours: list[int] = []  # our ends, closed here unless they become streams
+    theirs: list[int] = []  # the child's ends, closed here once it has its copies
+    try:
+        err_read, err_write = os.pipe2(os.O_CLOEXEC)
+        ours.append(err_read)
+        theirs.append(err_write)
+        stdin_arg: int = subprocess.DEVNULL
+        stdout_arg: int = subprocess.DEVNULL
+        if box.stdout_fifo is not None:
+            # Opened before the spawn, so the bot's open of its end returns at once.
+            flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+            ours.append(os.open(box.stdout_fifo, flags))
+        else:
+            in_read, in_write = os.pipe2(os.O_CLOEXEC)
+            out_read, out_write = os.pipe2(os.O_CLOEXEC)
+            ours += [in_write, out_read]
+            theirs += [in_read, out_write]
+            stdin_arg, stdout_arg = in_read, out_write
+        try:
+            popen = await _spawner.popen(
+                box.argv,
+                stdin=stdin_arg,
+                stdout=stdout_arg,
+                stderr=err_write,
+                cwd=box.cwd,
+                env=box.env,
+                start_new_session=True,
+                preexec_fn=box.preexec_fn,
+            )
+        except OSError as exc:
+            raise BotCommandError(f"bot command {shown!r}: cannot start: {_reason(exc)}") from exc
+        except subprocess.SubprocessError as exc:
+            raise SandboxError(f"bot command {shown!r}: cannot enter the sandbox: {exc}") from exc
+        finally:
+            for fd in theirs:
+                os.close(fd)
+            theirs.clear()
+        child = _Child(popen)
+        if box.stdin_fifo is not None:
+            try:
+                ours.insert(1, await _open_fifo_writer(box.stdin_fifo, child))
+            except BaseException:
+                with trio.CancelScope(shield=True):
+                    await _kill_and_reap(child)
+                raise
+        err_fd, in_fd, out_fd = ours
+        # The streams own the descriptors from here on.
+        streams = (
+            trio.lowlevel.FdStream(in_fd),
+            trio.lowlevel.FdStream(out_fd),
+            trio.lowlevel.FdStream(err_fd),
+        )
+        ours.clear()
+        return child, streams
+    finally:
+        for fd in ours + theirs:
+            os.close(fd)
+
+
+def run_probe(argv: Sequence[str]) -> tuple[int | None, str]:
+    """Runs a short command of our own to see whether it works (sandbox detection).
+
+    Synchronous, with no input and a time limit; not for bots (their output is unbounded
+    here).
+
+    Args:
+        argv: The command.
+
+    Returns:
+        Its return code (``None`` if it could not start or timed out) and its output (stdout
+        and stderr together, at most the last 2000 characters).
+    """
+    try:
+        done = subprocess.run(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            timeout=_PROBE_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, str(exc)
+    return done.returncode, done.stdout.decode(errors="replace")[-2000:]
 
 
 # -- one-off commands (bot builds) ----------------------------------------------------------------
