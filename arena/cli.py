@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
+import logging
 import os
 import secrets
 import sys
@@ -27,6 +29,7 @@ from arena.games.registry import GAMES, get_game
 from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
 from arena.referee.process import BotCommandError, parse_command
+from arena.referee.sandbox import SandboxConfig, SandboxError, SandboxPlan, plan_sandbox
 from arena.replay import Replay, ReplayError, Status, read_replay, write_replay
 
 if TYPE_CHECKING:
@@ -145,6 +148,84 @@ def _add_match_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+SANDBOX_CHOICES = ("auto", "bwrap", "unshare", "rlimits", "none")
+_LIMIT_FLAGS = {
+    "memory_mb": "--memory-mb",
+    "cpu_seconds": "--cpu-seconds",
+    "max_processes": "--max-processes",
+    "file_size_mb": "--file-size-mb",
+}
+
+
+def _add_sandbox_flags(
+    parser: argparse.ArgumentParser, default: str, *, stdout_cap: bool = True
+) -> None:
+    """``--sandbox`` and the limits of the sandbox (docs/security.md); ``--max-stdout-mb``
+    too, unless ``stdout_cap`` is false."""
+    box = parser.add_argument_group(
+        "containment (docs/security.md)",
+        f"--sandbox defaults to {default} for this command; the limits apply only in a sandbox"
+        + (" (except --max-stdout-mb)" if stdout_cap else ""),
+    )
+    box.add_argument(
+        "--sandbox",
+        choices=SANDBOX_CHOICES,
+        default=default,
+        help=f"how bots are contained: auto = the strongest that works here (default {default})",
+    )
+    box.add_argument("--memory-mb", type=_positive, help="memory per bot's process tree (1024)")
+    box.add_argument("--cpu-seconds", type=_positive, help="CPU seconds per bot per match (300)")
+    box.add_argument("--max-processes", type=_positive, help="processes per bot at once (128)")
+    box.add_argument("--file-size-mb", type=_positive, help="largest file a bot may write (64)")
+    if stdout_cap:
+        box.add_argument(
+            "--max-stdout-mb",
+            type=_positive,
+            help="most a bot may write to stdout in a match: output_limit (default: no cap)",
+        )
+    box.add_argument("--allow-network", action="store_true", help="let bots use the host's network")
+
+
+def _sandbox_config(args: argparse.Namespace) -> SandboxConfig | None:
+    """The sandbox configuration the flags ask for, or ``None`` for ``--sandbox none``."""
+    given = {field: getattr(args, field) for field in _LIMIT_FLAGS}
+    given = {field: value for field, value in given.items() if value is not None}
+    if args.sandbox == "none":
+        named = [_LIMIT_FLAGS[f] for f in given] + (["--allow-network"] * args.allow_network)
+        if named:
+            raise UsageError(f"{', '.join(named)}: only in a sandbox (--sandbox auto, say)")
+        return None
+    from arena.tournament.settings import PROTOCOL_DIR
+
+    return SandboxConfig(
+        **given,
+        allow_network=args.allow_network,
+        mechanism=args.sandbox,
+        read_only_paths=(PROTOCOL_DIR,),
+    )
+
+
+def _max_stdout_bytes(args: argparse.Namespace) -> int | None:
+    return None if args.max_stdout_mb is None else args.max_stdout_mb << 20
+
+
+def _sandbox_plan(config: SandboxConfig | None, prog: str) -> SandboxPlan | None:
+    """Plans the sandbox (a forced mechanism missing here is a usage error) and says on stderr
+    which mechanism contains the bots and what falls back."""
+    if config is None:
+        return None
+    # The warnings are printed here, once, and not by the logger's last-resort handler.
+    logging.getLogger("arena.referee.sandbox").addHandler(logging.NullHandler())
+    try:
+        plan = plan_sandbox(config)
+    except SandboxError as error:
+        raise UsageError(f"--sandbox {config.mechanism}: {error}") from None
+    print(f"{prog}: sandbox: {plan.describe().splitlines()[0]}", file=sys.stderr)
+    for warning in plan.warnings:
+        print(f"{prog}: sandbox warning: {warning}", file=sys.stderr)
+    return plan
+
+
 @dataclass(frozen=True)
 class _MatchFlags:
     game: Game
@@ -236,6 +317,7 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument("--replay", type=Path, help="replay file (default: replays/TIME-SEED.json)")
     play.add_argument("--json", action="store_true", help="print one JSON object as the result")
     _add_match_flags(play)
+    _add_sandbox_flags(play, "none")
 
     check = commands.add_parser(
         "check",
@@ -252,6 +334,7 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print one JSON document")
     check.add_argument("--move-ms", type=_positive, default=1000, help="per-move limit (1000)")
     check.add_argument("--startup-ms", type=_positive, default=5000, help="startup limit (5000)")
+    _add_sandbox_flags(check, "none", stdout_cap=False)
 
     tournament = commands.add_parser(
         "tournament",
@@ -297,6 +380,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--build-timeout", type=_positive, default=300, help="seconds a bot's build may take"
     )
     _add_match_flags(tournament)
+    _add_sandbox_flags(tournament, "auto")
 
     sprt = commands.add_parser(
         "sprt",
@@ -322,6 +406,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sprt.add_argument("--out", type=Path, help="output folder (default: sprt/TIME-SEED)")
     sprt.set_defaults(players=2)
     _add_match_flags(sprt)
+    _add_sandbox_flags(sprt, "none")
 
     standings = commands.add_parser(
         "standings",
@@ -421,8 +506,16 @@ def _play(args: argparse.Namespace) -> int:
         "replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json"
     )
     _check_replay_path(replay_path)
+    plan = _sandbox_plan(_sandbox_config(args), "arena play")
     config = MatchConfig(
-        game=game, rules=rules, players=len(args.bots), seed=seed, length=length, time=time
+        game=game,
+        rules=rules,
+        players=len(args.bots),
+        seed=seed,
+        length=length,
+        time=time,
+        sandbox=plan,
+        max_stdout_bytes=_max_stdout_bytes(args),
     )
     if not args.json:
         print(f"Playing {game.name}, {len(args.bots)} players, seed {seed} ...", flush=True)
@@ -504,16 +597,17 @@ def _check(args: argparse.Namespace) -> int:
     from arena.referee.process import BotEOFError, BotGoneError, BotProcess, open_bot_process
 
     _check_bot_command(args.bot)
+    plan = _sandbox_plan(_sandbox_config(args), "arena check")
 
     def close_input(link: BotLink) -> None:
-        # BotProcess has no public way to close stdin alone (aclose() also signals the group):
-        # this is the first step of its own termination; aclose() later finishes the job.
+        # Closes stdin alone (aclose() would also signal the group); aclose() finishes later.
         assert isinstance(link, BotProcess)
-        link._stdin_fd = -1
-        link._stdin.close()
+        link.close_input()
 
     launcher = Launcher(
-        open=open_bot_process,
+        open=open_bot_process
+        if plan is None
+        else functools.partial(open_bot_process, sandbox=plan),
         close_input=close_input,
         command_error=BotCommandError,
         eof_error=BotEOFError,
@@ -611,7 +705,7 @@ def _tournament(args: argparse.Namespace) -> int:
     from arena.tournament.runner import RunOptions, TournamentError
     from arena.tournament.session import SessionError, open_existing, open_new
     from arena.tournament.session import run as run_session
-    from arena.tournament.settings import TournamentSettings
+    from arena.tournament.settings import TournamentSettings, sandbox_from_dict, sandbox_to_dict
 
     if args.resume:
         db = args.db or (args.out / "tournament.db" if args.out else None)
@@ -623,10 +717,17 @@ def _tournament(args: argparse.Namespace) -> int:
         except SessionError as error:
             raise UsageError(str(error)) from None
         print(f"Resuming the tournament in {db} (seed {opened.settings.seed})", flush=True)
+        # The stored sandbox is kept (the flags of this run are not used on a resume).
+        stored = opened.settings.sandbox
+        _sandbox_plan(None if stored is None else sandbox_from_dict(stored), "arena tournament")
     else:
         if not args.bots:
             raise UsageError("give the bots to play (command lines or bot folders)")
         flags = _match_flags(args)
+        sandbox = _sandbox_config(args)
+        # Planned here too, so that a forced mechanism missing here stops the tournament
+        # before it starts; each worker plans the same configuration again for its bots.
+        _sandbox_plan(sandbox, "arena tournament")
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
         stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}"
         out_dir = args.out or Path("tournaments", stamp)
@@ -644,6 +745,8 @@ def _tournament(args: argparse.Namespace) -> int:
                 move_ms=flags.time.move_ms,
                 bank_ms=flags.time.bank_ms,
                 seed=seed,
+                sandbox=None if sandbox is None else sandbox_to_dict(sandbox),
+                max_stdout_bytes=_max_stdout_bytes(args),
             )
         except ValueError as error:
             raise UsageError(str(error)) from None
@@ -687,12 +790,14 @@ def _sprt(args: argparse.Namespace) -> int:
 
     from arena.tournament.entrants import EntrantError, prepare, scan
     from arena.tournament.ratings import elo_from_counts
-    from arena.tournament.settings import TournamentSettings
+    from arena.tournament.settings import TournamentSettings, sandbox_to_dict
     from arena.tournament.sprt import Sprt
     from arena.tournament.sprt_run import SprtRun
     from arena.tournament.store import EntrantRow, Store
 
     flags = _match_flags(args)
+    sandbox = _sandbox_config(args)
+    _sandbox_plan(sandbox, "arena sprt")
     try:
         sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
         found = scan([args.bot_a, args.bot_b])
@@ -713,6 +818,8 @@ def _sprt(args: argparse.Namespace) -> int:
         move_ms=flags.time.move_ms,
         bank_ms=flags.time.bank_ms,
         seed=seed,
+        sandbox=None if sandbox is None else sandbox_to_dict(sandbox),
+        max_stdout_bytes=_max_stdout_bytes(args),
     )
     kept, excluded = trio.run(
         lambda: prepare(found.entrants, startup_ms=settings.startup_ms, build_timeout_s=300)

@@ -29,6 +29,9 @@ class Status(enum.Enum):
     BAD_MESSAGE = "bad_message"
     ILLEGAL_MOVE = "illegal_move"
     LINE_TOO_LONG = "line_too_long"
+    MEMORY_LIMIT = "memory_limit"
+    CPU_LIMIT = "cpu_limit"
+    OUTPUT_LIMIT = "output_limit"
 
 
 class Failure(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -49,6 +52,10 @@ class Failure(msgspec.Struct, frozen=True, omit_defaults=True):
         move: for an illegal move, what the bot asked for.
         legal: for an illegal move, the legal moves.
         stderr_tail: the end of the bot's stderr when it failed.
+        cpu_seconds: for a resource limit, the CPU time the bot's process tree used, when the
+            sandbox measured it.
+        memory_peak_bytes: for a resource limit, the peak memory of the bot's process tree,
+            when the sandbox measured it.
     """
 
     status: Status
@@ -64,6 +71,8 @@ class Failure(msgspec.Struct, frozen=True, omit_defaults=True):
     move: m.ReplyMove | None = None
     legal: list[m.WireMove] | None = None
     stderr_tail: str | None = None
+    cpu_seconds: float | None = None
+    memory_peak_bytes: int | None = None
 
 
 class Action(msgspec.Struct, frozen=True, omit_defaults=True, tag="move", tag_field="event"):

@@ -787,6 +787,12 @@ class InstantMemoryBot:
             await trio.sleep_forever()
         return self._exit
 
+    def resource_outcome(self) -> None:
+        return None
+
+    def close_input(self) -> None:
+        pass
+
     async def aclose(self) -> None:
         if self._exit.running:
             self._exit = ExitStatus(-9, 9)

@@ -194,7 +194,17 @@ class SeatResult(_ToBotPart, frozen=True):
 
     seat: Seat
     name: str
-    status: Literal["ok", "timeout", "crash", "bad_message", "illegal_move", "line_too_long"]
+    status: Literal[
+        "ok",
+        "timeout",
+        "crash",
+        "bad_message",
+        "illegal_move",
+        "line_too_long",
+        "memory_limit",
+        "cpu_limit",
+        "output_limit",
+    ]
     detail: str = ""
 
 
@@ -337,7 +347,15 @@ class Error(_ToBot, tag="error", frozen=True):
     """Why the referee is stopping this bot (sent when the pipe is still open), then it is
     stopped."""
 
-    code: Literal["timeout", "bad_message", "illegal_move", "line_too_long"]
+    code: Literal[
+        "timeout",
+        "bad_message",
+        "illegal_move",
+        "line_too_long",
+        "memory_limit",
+        "cpu_limit",
+        "output_limit",
+    ]
     message: str
 
 

@@ -16,6 +16,7 @@ import trio
 
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import BotEOFError, BotGoneError, ExitStatus
+from arena.referee.sandbox import ResourceOutcome
 
 
 class BotChannel(Protocol):
@@ -34,6 +35,14 @@ class BotChannel(Protocol):
     def exit_status(self) -> ExitStatus: ...
 
     async def wait_exit(self) -> ExitStatus: ...
+
+    def resource_outcome(self) -> ResourceOutcome | None:
+        """Whether a sandbox resource limit ended the bot (``None``: none did, or no sandbox)."""
+        ...
+
+    def close_input(self) -> None:
+        """Closes the bot's stdin only (it reads end of input); idempotent."""
+        ...
 
     async def aclose(self) -> None: ...
 
@@ -123,6 +132,12 @@ class ScriptedBot:
     async def wait_exit(self) -> ExitStatus:
         await self._exited.wait()
         return self._exit
+
+    def resource_outcome(self) -> ResourceOutcome | None:
+        return None
+
+    def close_input(self) -> None:
+        self._closed = True
 
     async def aclose(self) -> None:
         self._closed = True

@@ -17,6 +17,7 @@ from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import trio
 
 from arena.games.api import Game, GameState, SeatView
@@ -28,8 +29,10 @@ from arena.referee.process import (
     BotCommandError,
     BotEOFError,
     BotGoneError,
+    OutputLimitError,
     open_bot_process,
 )
+from arena.referee.sandbox import SandboxPlan
 from arena.replay import (
     REPLAY_FORMAT,
     Action,
@@ -71,7 +74,13 @@ REPLAY_STDERR_CHARS = 16384
 
 @dataclass(frozen=True)
 class MatchConfig:
-    """What to play: the game and rules, the seats, the seed, the length, the clocks."""
+    """What to play: the game and rules, the seats, the seed, the length, the clocks.
+
+    ``sandbox`` contains every bot of the match (a plan made once with
+    `arena.referee.sandbox.plan_sandbox`; ``None`` runs them uncontained), and
+    ``max_stdout_bytes`` caps what each bot may write to its stdout in the whole match
+    (``None``: no cap); passing it is an ``output_limit``.
+    """
 
     game: Game
     rules: Any
@@ -80,6 +89,8 @@ class MatchConfig:
     length: MatchLength = field(default_factory=MatchLength)
     time: TimeLimits = field(default_factory=TimeLimits)
     max_line_bytes: int = 1 << 16
+    sandbox: SandboxPlan | None = None
+    max_stdout_bytes: int | None = None
 
 
 class _BotFailed(Exception):
@@ -165,7 +176,13 @@ async def play_match(
 
 def _process_connector(config: MatchConfig) -> Connector:
     def connect(spec: BotSpec) -> Any:
-        return open_bot_process(spec.command, cwd=spec.cwd, max_line_bytes=config.max_line_bytes)
+        return open_bot_process(
+            spec.command,
+            cwd=spec.cwd,
+            max_line_bytes=config.max_line_bytes,
+            max_stdout_bytes=config.max_stdout_bytes,
+            sandbox=config.sandbox,
+        )
 
     return connect
 
@@ -322,7 +339,7 @@ class _MatchRunner:
                 # One last look at what is already in the pipe, so a bot is not blamed for the
                 # referee's own stall.
                 line = channel.poll_line_nowait()
-            except (BotEOFError, LineTooLongError) as error:
+            except (BotEOFError, LineTooLongError, OutputLimitError) as error:
                 failure = await self._io_failure(
                     seat, error, "move", pending.hand_number, pending.request_id
                 )
@@ -597,7 +614,7 @@ class _MatchRunner:
             await channel.send_line(message)
             pending.sent = True
             line = await channel.receive_line()
-        except (BotGoneError, BotEOFError, LineTooLongError) as error:
+        except (BotGoneError, BotEOFError, LineTooLongError, OutputLimitError) as error:
             watchdog.deadline = math.inf
             raise _BotFailed(
                 await self._io_failure(seat, error, "move", pending.hand_number, pending.request_id)
@@ -608,12 +625,13 @@ class _MatchRunner:
     async def _io_failure(
         self,
         seat: _Seat,
-        error: BotGoneError | BotEOFError | LineTooLongError,
+        error: BotGoneError | BotEOFError | LineTooLongError | OutputLimitError,
         phase: str,
         hand_number: int | None,
         request_id: int | None,
     ) -> Failure:
-        """The failure a broken pipe, an end of output or an over-long line amounts to."""
+        """The failure a broken pipe, an end of output, an over-long line or too much output in
+        all amounts to."""
         if isinstance(error, BotGoneError):
             return await self._crash(seat, "closed its input", phase, hand_number, request_id)
         if isinstance(error, BotEOFError):
@@ -621,6 +639,15 @@ class _MatchRunner:
                 seat, "closed its output", phase, hand_number, request_id, error.unterminated
             )
         assert seat.channel is not None
+        if isinstance(error, OutputLimitError):
+            return Failure(
+                Status.OUTPUT_LIMIT,
+                f"wrote more than {error.limit} bytes to its stdout in the match",
+                phase,
+                hand_number=hand_number,
+                request_id=request_id,
+                stderr_tail=seat.channel.stderr_tail(),
+            )
         return Failure(
             Status.LINE_TOO_LONG,
             f"sent a line longer than {error.limit} bytes",
@@ -648,7 +675,7 @@ class _MatchRunner:
             line = channel.poll_line_nowait()
             if line is not None:
                 return line
-        except (BotEOFError, LineTooLongError) as error:
+        except (BotEOFError, LineTooLongError, OutputLimitError) as error:
             raise _BotFailed(
                 await self._io_failure(seat, error, phase, hand_number, request_id)
             ) from None
@@ -759,6 +786,7 @@ class _MatchRunner:
 
     async def _stop(self, seat: _Seat, failure: Failure) -> None:
         """Record the failure, tell the bot why (if it still listens), and stop it."""
+        failure = self._resource_limited(seat, failure)
         seat.failure = failure
         channel = seat.channel
         if channel is not None and failure.status is not Status.CRASH:
@@ -771,6 +799,30 @@ class _MatchRunner:
             with trio.move_on_after(ERROR_READ_GRACE_S):
                 await channel.wait_exit()
         await self._close(seat)
+
+    def _resource_limited(self, seat: _Seat, failure: Failure) -> Failure:
+        """A crash or a timeout caused by a sandbox limit, recorded as that limit instead.
+
+        Every crash, end of output and timeout reaches `_stop`: this is where the sandbox is
+        asked (`BotChannel.resource_outcome`) whether its memory or CPU limit ended the bot;
+        when it did, the status and detail become the limit's, with its evidence.
+        """
+        channel = seat.channel
+        if channel is None or failure.status not in (Status.CRASH, Status.TIMEOUT):
+            return failure
+        outcome = channel.resource_outcome()
+        if outcome is None:
+            return failure
+        usage = outcome.usage
+        cpu = None if usage.cpu_seconds is None else round(usage.cpu_seconds, 3)
+        return msgspec.structs.replace(
+            failure,
+            status=Status(outcome.status),
+            detail=outcome.detail,
+            overrun_ms=None,
+            cpu_seconds=cpu,
+            memory_peak_bytes=usage.memory_peak_bytes,
+        )
 
     def _retire(self, match: Match, seat: _Seat) -> Match:
         assert seat.failure is not None

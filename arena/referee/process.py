@@ -685,6 +685,18 @@ class BotProcess:
                 box.kill_pass()
                 return
 
+    def close_input(self) -> None:
+        """Closes the bot's stdin and nothing else, so that it reads end of input.
+
+        The first step of `aclose` on its own: the bot keeps running, its stdout and stderr
+        stay readable, and `aclose` still ends it later. A later `send_line` raises
+        `BotGoneError`. Idempotent.
+        """
+        if self._stdin_fd < 0:
+            return
+        self._stdin_fd = -1
+        self._stdin.close()
+
     async def aclose(self) -> None:
         """Ends the bot's whole process group and releases every descriptor.
 

@@ -47,6 +47,7 @@ import resource
 import shutil
 import signal
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -1597,7 +1598,14 @@ def _resolve_command(
     read_only: list[str] = []
     path_dirs: list[str] = []
     program = argv[0]
-    if "/" not in program:
+    if program in ("python3", "python"):
+        # A bare python is the interpreter running the arena, as outside the sandbox (where the
+        # referee's PATH finds it): bots get the packages installed with it, such as msgspec
+        # and the arena's protocol package, rather than a bare system Python.
+        new[0] = sys.executable
+        read_only += [new[0], *_program_prefixes(new[0])]
+        path_dirs.append(os.path.dirname(new[0]))
+    elif "/" not in program:
         # The sandbox's PATH holds the system directories; a program only on the referee's
         # PATH is taken from there and its installation directory is made visible.
         if shutil.which(program, path=SANDBOX_PATH) is None:

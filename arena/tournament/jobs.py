@@ -23,7 +23,11 @@ class JobBot(msgspec.Struct, frozen=True):
 
 
 class Job(msgspec.Struct, frozen=True, tag="job"):
-    """Play one match and write its replay to ``replay``."""
+    """Play one match and write its replay to ``replay``.
+
+    ``sandbox`` is the `arena.referee.sandbox.SandboxConfig` of its bots as a mapping
+    (`arena.tournament.settings.sandbox_to_dict`), or ``None``; the worker plans it once.
+    """
 
     table: int
     game: str
@@ -36,6 +40,8 @@ class Job(msgspec.Struct, frozen=True, tag="job"):
     bank_ms: int
     bots: list[JobBot]
     replay: str
+    sandbox: dict[str, Any] | None = None
+    max_stdout_bytes: int | None = None
 
 
 class SeatSummary(msgspec.Struct, frozen=True):

@@ -26,7 +26,7 @@ from arena.tournament.jobs import Job, JobBot, JobDone
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.pool import open_worker_pool
 from arena.tournament.schedule import BYE_POINTS, Table, build_schedule, swiss_tables
-from arena.tournament.settings import TournamentSettings
+from arena.tournament.settings import TournamentSettings, job_sandbox
 from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import AsyncStore, EntrantRow, MatchRow, Store, TableRow
 
@@ -100,6 +100,10 @@ class TournamentRun:
         self._standings_at = -math.inf
         self._standings = compute_standings(list(self.entrants.values()), self.rows)
         self.replays = options.out_dir / "replays"
+        # Bots must not see the results, the replays or the other entrants' folders.
+        self.sandbox = job_sandbox(
+            settings.sandbox, options.out_dir, (e.cwd for e in self.entrants.values())
+        )
         self.logs = options.out_dir / "logs"
 
     def standings(self) -> Standings:
@@ -195,6 +199,8 @@ class TournamentRun:
             bank_ms=settings.bank_ms,
             bots=[JobBot(self.entrants[e].command, self.entrants[e].cwd) for e in table.seats],
             replay=str(replay),
+            sandbox=self.sandbox,
+            max_stdout_bytes=settings.max_stdout_bytes,
         )
 
     async def _started(self, table: int) -> None:

@@ -3,10 +3,54 @@ that it continues the same tournament."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
+import protocol
+from arena.referee.sandbox import SandboxConfig
+
 FORMATS = ("round-robin", "gauntlet", "swiss", "sprt")
+
+#: The arena's ``protocol`` package: sandboxed bots may read it (the sample bot greedy.py
+#: imports it), and every sandbox the arena makes lists it in ``read_only_paths``.
+PROTOCOL_DIR = str(Path(protocol.__file__).resolve().parent)
+
+_TUPLE_FIELDS = ("read_only_paths", "hidden_paths", "env_allow")
+
+
+def sandbox_to_dict(config: SandboxConfig) -> dict[str, Any]:
+    """A sandbox configuration as a JSON-ready mapping (stored in the database, sent in jobs)."""
+    raw = asdict(config)
+    for name in _TUPLE_FIELDS:
+        raw[name] = list(raw[name])
+    return raw
+
+
+def sandbox_from_dict(raw: dict[str, Any]) -> SandboxConfig:
+    """The configuration `sandbox_to_dict` made (``TypeError``/``ValueError`` on nonsense)."""
+    values = dict(raw)
+    for name in _TUPLE_FIELDS:
+        if name in values:
+            values[name] = tuple(values[name])
+    return SandboxConfig(**values)
+
+
+def job_sandbox(
+    sandbox: dict[str, Any] | None, out_dir: Path, folders: Iterable[str | None]
+) -> dict[str, Any] | None:
+    """The sandbox of a tournament's matches: its settings, with the tournament's output folder
+    and every entrant's folder hidden from bots (a bot's own folder stays visible: the sandbox
+    never hides a path that holds what the bot needs)."""
+    if sandbox is None:
+        return None
+    config = sandbox_from_dict(sandbox)
+    hidden = {*config.hidden_paths, os.path.abspath(out_dir)}
+    hidden.update(os.path.abspath(f) for f in folders if f)
+    return sandbox_to_dict(dataclasses.replace(config, hidden_paths=tuple(sorted(hidden))))
 
 
 @dataclass(frozen=True)
@@ -24,6 +68,9 @@ class TournamentSettings:
         target: points a match is played to, or ``None``.
         startup_ms, move_ms, bank_ms: the time control of every match.
         seed: the tournament seed; every deal derives from it.
+        sandbox: how bots are contained (`sandbox_to_dict` of a
+            `arena.referee.sandbox.SandboxConfig`), or ``None`` to run them uncontained.
+        max_stdout_bytes: the most a bot may write to its stdout in a match, or ``None``.
     """
 
     game: str
@@ -37,6 +84,8 @@ class TournamentSettings:
     move_ms: int = 1000
     bank_ms: int = 0
     seed: int = 0
+    sandbox: dict[str, Any] | None = None
+    max_stdout_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:

@@ -18,7 +18,7 @@ from arena.games.api import derive_seed
 from arena.tournament.jobs import Job, JobBot, JobDone
 from arena.tournament.pool import open_worker_pool
 from arena.tournament.ratings_view import seat_ranks
-from arena.tournament.settings import TournamentSettings
+from arena.tournament.settings import TournamentSettings, job_sandbox
 from arena.tournament.sprt import Sprt
 from arena.tournament.store import AsyncStore, EntrantRow, MatchRow, Store, TableRow
 
@@ -73,6 +73,7 @@ class SprtRun:
     def _jobs(self) -> Iterator[Job]:
         replays = self.out_dir / "replays"
         replays.mkdir(parents=True, exist_ok=True)
+        sandbox = job_sandbox(self.settings.sandbox, self.out_dir, (self.a.cwd, self.b.cwd))
         while self.sprt.status == "continue" and self.pairs_started < self.max_pairs:
             pair = self.pairs_started
             self.pairs_started += 1
@@ -94,6 +95,8 @@ class SprtRun:
                     bank_ms=self.settings.bank_ms,
                     bots=[JobBot(s.command, s.cwd) for s in seats],
                     replay=str(replays / f"pair{pair:05d}-{rotation}.json"),
+                    sandbox=sandbox,
+                    max_stdout_bytes=self.settings.max_stdout_bytes,
                 )
 
     async def _started(self, table: int) -> None:

@@ -10,6 +10,7 @@ every match in progress, which stops their bots, and exits.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -25,8 +26,10 @@ from arena.referee.channel import BotSpec
 from arena.referee.clock import TimeLimits
 from arena.referee.framing import LineBuffer
 from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
+from arena.referee.sandbox import SandboxPlan, plan_sandbox
 from arena.replay import Replay, write_replay
 from arena.tournament.jobs import Job, JobDone, JobStarted, decode_job, encode, summarize
+from arena.tournament.settings import sandbox_from_dict
 
 MAX_JOB_LINE = 1 << 20
 
@@ -38,6 +41,19 @@ class _Worker:
         # CPU spent playing matches: start-up (imports) is not the referee's cost per move.
         self.cpu_at_start = time.process_time()
         self.file_cpu_s = 0.0
+        # One sandbox plan per configuration (a tournament sends the same one in every job):
+        # planning detects what the machine allows, once per worker.
+        self.plans: dict[str, SandboxPlan] = {}
+
+    def plan(self, job: Job) -> SandboxPlan | None:
+        """The sandbox plan for the job's bots, made the first time it is asked for."""
+        if job.sandbox is None:
+            return None
+        key = json.dumps(job.sandbox, sort_keys=True)
+        plan = self.plans.get(key)
+        if plan is None:
+            plan = self.plans[key] = plan_sandbox(sandbox_from_dict(job.sandbox))
+        return plan
 
     def referee_cpu_s(self) -> float:
         """CPU this worker spent refereeing: all of it since start-up, less writing files."""
@@ -74,6 +90,8 @@ class _Worker:
                 time=TimeLimits(
                     startup_ms=job.startup_ms, move_ms=job.move_ms, bank_ms=job.bank_ms
                 ),
+                sandbox=self.plan(job),
+                max_stdout_bytes=job.max_stdout_bytes,
             )
             bots = [BotSpec(b.command, b.cwd) for b in job.bots]
             replay = await play_match(config, bots)

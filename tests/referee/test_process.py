@@ -583,3 +583,21 @@ def test_spawn_failure_is_a_command_error(tmp_path: Path) -> None:
         assert str(info.value).startswith(f"bot command {str(junk)!r}: cannot start: Exec format")
 
     run(main)
+
+
+def test_close_input_closes_stdin_only() -> None:
+    """close_input: the bot reads end of input and can still answer; sending fails; idempotent."""
+    script = "import sys; sys.stdin.read(); print('eof', flush=True); sys.stdin.close()"
+
+    async def main() -> None:
+        async with open_bot_process([sys.executable, "-c", script]) as proc:
+            await proc.send_line(b"x")
+            proc.close_input()
+            proc.close_input()
+            assert await proc.receive_line() == b"eof"
+            with pytest.raises(BotGoneError):
+                await proc.send_line(b"y")
+            assert (await proc.wait_exit()).returncode == 0
+        assert_group_gone(proc.pid)
+
+    run(main)

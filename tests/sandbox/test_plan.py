@@ -148,7 +148,7 @@ def test_config_rejects_bad_values(changes: dict[str, object]) -> None:
 def test_bwrap_binds_only_the_bots_folder_read_only(tmp_path: Path) -> None:
     """A folder bot's bwrap command binds its folder read-only, not /, and has no network."""
     bot = folder(tmp_path / "bot", {"main.py": "print()"})
-    box = plan_sandbox(SandboxConfig(), BWRAP).prepare(["python3", "main.py"], cwd=str(bot))
+    box = plan_sandbox(SandboxConfig(), BWRAP).prepare(["sh", "main.py"], cwd=str(bot))
     try:
         argv = box.argv
         assert argv[0] == "/usr/bin/bwrap"
@@ -157,8 +157,8 @@ def test_bwrap_binds_only_the_bots_folder_read_only(tmp_path: Path) -> None:
         pairs = list(zip(argv, argv[1:], argv[2:], strict=False))
         assert ("--ro-bind", str(bot), str(bot)) in pairs
         assert ("--ro-bind", "/", "/") not in pairs
-        assert box.bot_argv == ["python3", str(bot / "main.py")]
-        assert argv[-2:] == ["python3", str(bot / "main.py")]
+        assert box.bot_argv == ["sh", str(bot / "main.py")]
+        assert argv[-2:] == ["sh", str(bot / "main.py")]
     finally:
         box.close()
     assert not os.path.exists(box.workdir)
@@ -169,7 +169,7 @@ def test_folder_bot_arguments_outside_its_folder_are_not_bound(tmp_path: Path) -
     bot = folder(tmp_path / "bot", {"main.py": "print()"})
     other = folder(tmp_path / "other", {"secret.txt": "x"})
     box = plan_sandbox(SandboxConfig(), BWRAP).prepare(
-        ["python3", "main.py", "../other/secret.txt"], cwd=str(bot)
+        ["sh", "main.py", "../other/secret.txt"], cwd=str(bot)
     )
     try:
         assert str(other / "secret.txt") not in box.argv[: box.argv.index("--")]
@@ -181,7 +181,7 @@ def test_folder_bot_arguments_outside_its_folder_are_not_bound(tmp_path: Path) -
 def test_command_line_bot_may_name_files_anywhere(tmp_path: Path) -> None:
     """A command-line bot (no folder) gets read-only access to the files its command names."""
     script = folder(tmp_path / "scripts", {"bot.py": "print()"}) / "bot.py"
-    box = plan_sandbox(SandboxConfig(), BWRAP).prepare(["python3", str(script)])
+    box = plan_sandbox(SandboxConfig(), BWRAP).prepare(["sh", str(script)])
     try:
         assert box.read_only == [str(script)]
         assert "--ro-bind" in box.argv
