@@ -48,6 +48,31 @@ class RunOptions:
     events: Path | None = None
 
 
+def make_job(
+    settings: TournamentSettings,
+    table: TableRow,
+    seats: list[EntrantRow],
+    replay: Path,
+    sandbox: dict[str, Any] | None,
+) -> Job:
+    """The job that plays ``table`` (its seed, its bots in seat order) under ``settings``."""
+    return Job(
+        table=table.idx,
+        game=settings.game,
+        rules=settings.rules,
+        seed=table.seed,
+        target=settings.target,
+        hands=settings.hands,
+        startup_ms=settings.startup_ms,
+        move_ms=settings.move_ms,
+        bank_ms=settings.bank_ms,
+        bots=[JobBot(e.command, e.cwd) for e in seats],
+        replay=str(replay),
+        sandbox=sandbox,
+        max_stdout_bytes=settings.max_stdout_bytes,
+    )
+
+
 def table_rows(tables: list[Table], entrant_ids: list[int]) -> list[TableRow]:
     """Schedule tables (entrant positions) as database rows (entrant ids)."""
     return [
@@ -187,21 +212,8 @@ class TournamentRun:
         settings = self.settings
         names = "-".join(_slug(n) for n in self._names(table))
         replay = self.replays / f"t{table.idx:05d}-r{table.round}-{names}.json"
-        return Job(
-            table=table.idx,
-            game=settings.game,
-            rules=settings.rules,
-            seed=table.seed,
-            target=settings.target,
-            hands=settings.hands,
-            startup_ms=settings.startup_ms,
-            move_ms=settings.move_ms,
-            bank_ms=settings.bank_ms,
-            bots=[JobBot(self.entrants[e].command, self.entrants[e].cwd) for e in table.seats],
-            replay=str(replay),
-            sandbox=self.sandbox,
-            max_stdout_bytes=settings.max_stdout_bytes,
-        )
+        seats = [self.entrants[e] for e in table.seats]
+        return make_job(settings, table, seats, replay, self.sandbox)
 
     async def _started(self, table: int) -> None:
         names = self._names(self.pending[table])

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.games.api import derive_seed
-from arena.tournament.jobs import Job, JobBot, JobDone
+from arena.tournament.jobs import Job, JobDone
 from arena.tournament.pool import open_worker_pool
 from arena.tournament.ratings_view import seat_ranks
+from arena.tournament.runner import make_job
 from arena.tournament.settings import TournamentSettings, job_sandbox
 from arena.tournament.sprt import Sprt
 from arena.tournament.store import AsyncStore, EntrantRow, MatchRow, Store, TableRow
@@ -80,24 +81,11 @@ class SprtRun:
             seed = derive_seed(self.settings.seed, "sprt", pair)
             for rotation, seats in enumerate(((self.a, self.b), (self.b, self.a))):
                 index = 2 * pair + rotation
-                self.tables[index] = TableRow(
+                table = self.tables[index] = TableRow(
                     index, pair + 1, seed, pair, rotation, (seats[0].id, seats[1].id)
                 )
-                yield Job(
-                    table=index,
-                    game=self.settings.game,
-                    rules=self.settings.rules,
-                    seed=seed,
-                    target=self.settings.target,
-                    hands=self.settings.hands,
-                    startup_ms=self.settings.startup_ms,
-                    move_ms=self.settings.move_ms,
-                    bank_ms=self.settings.bank_ms,
-                    bots=[JobBot(s.command, s.cwd) for s in seats],
-                    replay=str(replays / f"pair{pair:05d}-{rotation}.json"),
-                    sandbox=sandbox,
-                    max_stdout_bytes=self.settings.max_stdout_bytes,
-                )
+                replay = replays / f"pair{pair:05d}-{rotation}.json"
+                yield make_job(self.settings, table, list(seats), replay, sandbox)
 
     async def _started(self, table: int) -> None:
         return None
