@@ -140,8 +140,9 @@ class RequestBuilder:
             raise ValueError("the view's history is shorter than the last one: call new_hand()")
         for event in events[len(history) :]:
             history.append(m.Event(seat=event.seat, move=move_to_wire(event.move)))
+        fives: dict[str, Any] = {}
         if view.end_count is not None:
-            return self._fives_request(view, request_id, hand_number, time_left_ms, bank_ms)
+            fives = self._fives_fields(view)
         return m.MoveRequest(
             id=request_id,
             hand_number=hand_number,
@@ -159,41 +160,23 @@ class RequestBuilder:
             time_left_ms=max(0, time_left_ms),
             bank_ms=max(0, bank_ms),
             retired=list(view.retired),
+            **fives,
         )
 
-    def _fives_request(
-        self, view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
-    ) -> m.MoveRequest:
-        """A request with Fives' table facts: the spinner, its arms, the count, the scores."""
-        count = view.end_count
-        assert count is not None
+    def _fives_fields(self, view: SeatView) -> dict[str, Any]:
+        """Fives' table facts for a request: the spinner, its arms, the count, the scores
+        (each scoring event converted to its wire form once per hand, like the history)."""
         scoring = self._scoring
         if len(scoring) > len(view.scoring):
             raise ValueError("the view's scoring is shorter than the last one: call new_hand()")
         for event in view.scoring[len(scoring) :]:
             scoring.append(score_to_wire(event))
-        return m.MoveRequest(
-            id=request_id,
-            hand_number=hand_number,
-            seat=view.seat,
-            hand=list(view.hand),
-            layout=list(view.layout),
-            ends=_ends(view.ends),
-            hand_counts=list(view.hand_counts),
-            boneyard_size=view.boneyard_size,
-            scores=list(view.scores),
-            draws=list(view.draws),
-            passes=list(view.passes),
-            history=self._history,
-            legal=[move_to_wire(mv) for mv in view.legal],
-            time_left_ms=max(0, time_left_ms),
-            bank_ms=max(0, bank_ms),
-            retired=list(view.retired),
-            spinner=view.spinner,
-            arms=arms_to_wire(view),
-            count=count,
-            scoring=scoring,
-        )
+        return {
+            "spinner": view.spinner,
+            "arms": arms_to_wire(view),
+            "count": view.end_count,
+            "scoring": scoring,
+        }
 
 
 def move_request(
