@@ -192,15 +192,16 @@ def hand_start(view: SeatView, hand_number: int, leader: int) -> m.HandStart:
     ``leader`` is the seat that leads: in Fives, the seat whose tile the automatic opening
     laid (the other seat moves first); the Fives message also shows the table after it.
     """
-    if view.end_count is None:
-        return m.HandStart(
-            hand_number=hand_number,
-            leader=leader,
-            hand=list(view.hand),
-            hand_counts=list(view.hand_counts),
-            boneyard_size=view.boneyard_size,
-            scores=list(view.scores),
-        )
+    fives: dict[str, Any] = {}
+    if view.end_count is not None:
+        fives = {
+            "layout": list(view.layout),
+            "ends": list(_ends(view.ends)),
+            "spinner": view.spinner,
+            "arms": arms_to_wire(view),
+            "count": view.end_count,
+            "scoring": [score_to_wire(e) for e in view.scoring],
+        }
     return m.HandStart(
         hand_number=hand_number,
         leader=leader,
@@ -208,12 +209,7 @@ def hand_start(view: SeatView, hand_number: int, leader: int) -> m.HandStart:
         hand_counts=list(view.hand_counts),
         boneyard_size=view.boneyard_size,
         scores=list(view.scores),
-        layout=list(view.layout),
-        ends=list(_ends(view.ends)),
-        spinner=view.spinner,
-        arms=arms_to_wire(view),
-        count=view.end_count,
-        scoring=[score_to_wire(e) for e in view.scoring],
+        **fives,
     )
 
 
