@@ -11,13 +11,18 @@ import enum
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
+from arena.policy import STRICT, FailurePolicy
 from protocol import messages as m
 
-REPLAY_FORMAT = 1
+#: The format this arena writes. Format 2 added failure policies (strikes, restarts), the last
+#: messages of a failure, and what `arena rematch` needs (bot folders, sandbox, working folder).
+REPLAY_FORMAT = 2
+#: The formats this arena reads (a format-1 file reads as a strict match).
+READABLE_FORMATS = (1, 2)
 
 
 class Status(enum.Enum):
@@ -32,6 +37,22 @@ class Status(enum.Enum):
     MEMORY_LIMIT = "memory_limit"
     CPU_LIMIT = "cpu_limit"
     OUTPUT_LIMIT = "output_limit"
+
+
+class ExchangedLine(msgspec.Struct, frozen=True):
+    """One line between the referee and a bot, as it went over the pipe (truncated).
+
+    Attributes:
+        direction: ``"sent"`` (referee to bot) or ``"received"`` (bot to referee).
+        text: the line without its newline, cut to `EXCHANGED_LINE_CHARS` characters.
+    """
+
+    direction: Literal["sent", "received"]
+    text: str
+
+
+#: The longest line kept in a failure's ``messages``, in characters.
+EXCHANGED_LINE_CHARS = 4000
 
 
 class Failure(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -56,6 +77,7 @@ class Failure(msgspec.Struct, frozen=True, omit_defaults=True):
             sandbox measured it.
         memory_peak_bytes: for a resource limit, the peak memory of the bot's process tree,
             when the sandbox measured it.
+        messages: the last lines exchanged with the bot before the failure, oldest first.
     """
 
     status: Status
@@ -73,13 +95,16 @@ class Failure(msgspec.Struct, frozen=True, omit_defaults=True):
     stderr_tail: str | None = None
     cpu_seconds: float | None = None
     memory_peak_bytes: int | None = None
+    messages: list[ExchangedLine] | None = None
 
 
 class Action(msgspec.Struct, frozen=True, omit_defaults=True, tag="move", tag_field="event"):
     """One move of a hand.
 
     ``request_id``, ``time_left_ms`` (what the request said) and ``elapsed_ms`` (as the referee
-    measured it) are absent for an automatic pass of a retired seat (``auto``).
+    measured it) are absent for an automatic pass of a retired seat (``auto``). A move the
+    referee played for a struck bot (failure policy ``lenient``) is ``auto`` too, and ``strike``
+    holds the failure that cost the strike.
     """
 
     seat: int
@@ -89,6 +114,17 @@ class Action(msgspec.Struct, frozen=True, omit_defaults=True, tag="move", tag_fi
     elapsed_ms: float | None = None
     debug: str | None = None
     auto: bool = False
+    strike: Failure | None = None
+
+
+class Restart(msgspec.Struct, frozen=True, tag="restart", tag_field="event"):
+    """The seat's bot crashed here and was started again (failure policy ``lenient``).
+
+    When the new process fails its handshake, a `Retirement` follows.
+    """
+
+    seat: int
+    failure: Failure
 
 
 class Retirement(msgspec.Struct, frozen=True, tag="retire", tag_field="event"):
@@ -98,7 +134,7 @@ class Retirement(msgspec.Struct, frozen=True, tag="retire", tag_field="event"):
     status: Status
 
 
-HandEvent = Action | Retirement
+HandEvent = Action | Restart | Retirement
 
 
 class DealRecord(msgspec.Struct, frozen=True):
@@ -135,7 +171,8 @@ class HandRecord(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 class SeatRecord(msgspec.Struct, frozen=True, omit_defaults=True):
-    """One seat: the bot's command and name, how it finished, and its captured stderr."""
+    """One seat: the bot's command (and folder) and name, how it finished, its strikes and
+    restarts, and its captured stderr (of every process it ran as, in order)."""
 
     seat: int
     command: str
@@ -144,6 +181,9 @@ class SeatRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     detail: str = ""
     failure: Failure | None = None
     stderr: str = ""
+    folder: str | None = None
+    strikes: int = 0
+    restarts: int = 0
 
 
 class ResultRecord(msgspec.Struct, frozen=True):
@@ -155,8 +195,13 @@ class ResultRecord(msgspec.Struct, frozen=True):
     ranking: list[int]
 
 
-class Replay(msgspec.Struct, frozen=True):
-    """A whole match (docs/replay-format.md)."""
+class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A whole match (docs/replay-format.md).
+
+    ``policy``, ``sandbox`` (a `arena.referee.sandbox.SandboxConfig` as a mapping),
+    ``max_stdout_bytes``, ``max_line_bytes`` and ``workdir`` (the folder the arena ran in,
+    where relative bot commands start) are what `arena rematch` needs to play the match again.
+    """
 
     format: int
     protocol: int
@@ -171,6 +216,11 @@ class Replay(msgspec.Struct, frozen=True):
     result: ResultRecord
     started_at: str = ""
     duration_s: float = 0.0
+    policy: FailurePolicy = STRICT
+    sandbox: dict[str, Any] | None = None
+    max_stdout_bytes: int | None = None
+    max_line_bytes: int = 1 << 16
+    workdir: str = ""
 
 
 class ReplayError(ValueError):
@@ -226,9 +276,10 @@ def decode_replay(data: bytes, name: str = "<replay>") -> Replay:
     except msgspec.ValidationError:
         raise ReplayError(f"{name} is not a replay file (not a JSON object)") from None
     version = header.get("format")
-    if version != REPLAY_FORMAT:
+    if version not in READABLE_FORMATS:
         raise ReplayError(
-            f"{name} has replay format {version!r}; this arena reads format {REPLAY_FORMAT}"
+            f"{name} has replay format {version!r}; this arena reads formats "
+            + " and ".join(str(f) for f in READABLE_FORMATS)
         )
     try:
         return msgspec.convert(header, Replay)

@@ -17,7 +17,8 @@ from arena.games.api import HandOutcome, IllegalMoveError, Move
 from arena.games.match import Match, MatchLength, hand_leader, start_match
 from arena.games.registry import get_game
 from arena.games.tiles import Tile
-from arena.replay import Action, HandOutcomeRecord, HandRecord, Replay, Retirement
+from arena.policy import substitute_move
+from arena.replay import Action, HandOutcomeRecord, HandRecord, Replay, Restart, Retirement
 from arena.wire import move_from_wire, move_to_wire
 
 
@@ -31,6 +32,7 @@ class WalkKind(enum.Enum):
     HAND_START = "hand_start"  #: a hand was dealt (``match`` as dealt)
     MOVE = "move"  #: a recorded move was applied
     RETIRE = "retire"  #: a seat was retired (during a hand, or after one ended)
+    RESTART = "restart"  #: a seat's bot crashed and was started again (the match unchanged)
     HAND_END = "hand_end"  #: a hand ended (``match`` still shows the finished hand)
     MATCH_END = "match_end"  #: the match is over (``match.result`` is set)
 
@@ -48,6 +50,7 @@ class WalkStep:
         move: for ``MOVE``, the engine move; ``action`` is its replay record.
         drawn: for a draw, the tile drawn.
         retirement: for ``RETIRE``, its replay record.
+        restart: for ``RESTART``, its replay record.
         outcome: for ``HAND_END``, the engine's outcome of the hand.
     """
 
@@ -59,6 +62,7 @@ class WalkStep:
     action: Action | None = None
     drawn: Tile | None = None
     retirement: Retirement | None = None
+    restart: Restart | None = None
     outcome: HandOutcome | None = None
 
 
@@ -100,7 +104,9 @@ def walk_replay(replay: Replay) -> Iterator[WalkStep]:
                         f"but seat {event.seat} led"
                     )
                 led = True
-                step = _move(match, event, where)
+                step = _move(match, event, where, replay.seed)
+            elif isinstance(event, Restart):
+                step = _restart(match, event, record.hand_number, where)
             else:
                 step = _retire(match, event, record.hand_number, where)
             match = step.match
@@ -144,7 +150,7 @@ def _hand_start(match: Match, record: HandRecord, seed: int) -> WalkStep:
     return WalkStep(WalkKind.HAND_START, record.hand_number, match, seat=hand.to_move)
 
 
-def _move(match: Match, event: Action, where: str) -> WalkStep:
+def _move(match: Match, event: Action, where: str, seed: int) -> WalkStep:
     hand = match.hand
     if hand.outcome() is not None:
         raise ReplayMismatch(f"{where}: a move is recorded after the hand was over")
@@ -152,7 +158,13 @@ def _move(match: Match, event: Action, where: str) -> WalkStep:
         raise ReplayMismatch(
             f"{where}: seat {event.seat} moved, but seat {hand.to_move} was to move"
         )
-    if event.auto and event.seat not in match.retired:
+    if event.strike is not None:
+        if not event.auto or event.request_id is None or event.seat in match.retired:
+            raise ReplayMismatch(
+                f"{where}: a strike must be an automatic move of a seat in play, with the "
+                "request it answers"
+            )
+    elif event.auto and event.seat not in match.retired:
         raise ReplayMismatch(
             f"{where}: an automatic move for seat {event.seat}, which was not retired"
         )
@@ -160,6 +172,14 @@ def _move(match: Match, event: Action, where: str) -> WalkStep:
         move = move_from_wire(event.move)
     except ValueError as error:
         raise ReplayMismatch(f"{where}: unreadable move: {error}") from None
+    if event.strike is not None:
+        assert event.request_id is not None
+        expected = substitute_move(seed, event.request_id, hand.legal_moves())
+        if move != expected:
+            raise ReplayMismatch(
+                f"{where}: the move played for struck seat {event.seat} is {move}, but the "
+                f"referee's seeded choice for request {event.request_id} is {expected}"
+            )
     if move_to_wire(move) != event.move:
         raise ReplayMismatch(f"{where}: the move is not written in its canonical form")
     before = set(hand.view(event.seat).hand)
@@ -179,6 +199,14 @@ def _move(match: Match, event: Action, where: str) -> WalkStep:
         action=event,
         drawn=drawn,
     )
+
+
+def _restart(match: Match, event: Restart, hand_number: int, where: str) -> WalkStep:
+    if not 0 <= event.seat < match.players:
+        raise ReplayMismatch(f"{where}: no seat {event.seat}")
+    if event.seat in match.retired:
+        raise ReplayMismatch(f"{where}: seat {event.seat} was restarted after it was retired")
+    return WalkStep(WalkKind.RESTART, hand_number, match, seat=event.seat, restart=event)
 
 
 def _retire(match: Match, event: Retirement, hand_number: int, where: str) -> WalkStep:

@@ -359,7 +359,21 @@ class Error(_ToBot, tag="error", frozen=True):
     message: str
 
 
-ToBot = Hello | HandStart | MoveRequest | HandEnd | MatchEnd | Error
+class Strike(_ToBot, tag="strike", frozen=True):
+    """A fault that cost a strike under the ``lenient`` failure policy: the referee played
+    ``move`` for the bot in request ``id`` and the hand goes on; no answer is expected. The
+    strike numbered ``max_strikes`` forfeits the match instead (an ``error`` follows). Under
+    the other policies this message is never sent."""
+
+    id: RequestId
+    code: Literal["timeout", "bad_message", "illegal_move"]
+    message: str
+    move: WireMove
+    strikes: Annotated[int, Meta(ge=1, description="The bot's strikes so far, this one included.")]
+    max_strikes: Annotated[int, Meta(ge=1, description="The strike that forfeits the match.")]
+
+
+ToBot = Hello | HandStart | MoveRequest | HandEnd | MatchEnd | Error | Strike
 
 
 # -- messages from bots ------------------------------------------------------------------------

@@ -12,16 +12,20 @@ from __future__ import annotations
 import datetime
 import gc
 import math
-from collections.abc import Sequence
-from contextlib import AsyncExitStack, suppress
+import os
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 import trio
 
+from arena.failure_report import explain_for_bot
 from arena.games.api import Game, GameState, SeatView
 from arena.games.match import Match, MatchLength, bot_seed, hand_leader, start_match
+from arena.policy import STRICT, FailurePolicy, substitute_move
 from arena.referee.channel import BotChannel, BotSpec, Connector
 from arena.referee.clock import SeatClock, TimeLimits
 from arena.referee.framing import LineTooLongError
@@ -34,14 +38,17 @@ from arena.referee.process import (
 )
 from arena.referee.sandbox import SandboxPlan
 from arena.replay import (
+    EXCHANGED_LINE_CHARS,
     REPLAY_FORMAT,
     Action,
     DealRecord,
+    ExchangedLine,
     Failure,
     HandEvent,
     HandOutcomeRecord,
     HandRecord,
     Replay,
+    Restart,
     ResultRecord,
     Retirement,
     SeatRecord,
@@ -70,6 +77,8 @@ EXIT_WAIT_S = 0.5
 EXIT_GRACE_S = 0.5
 #: Captured stderr kept in the replay per seat.
 REPLAY_STDERR_CHARS = 16384
+#: How many of the last lines exchanged with a bot a failure record keeps.
+TRANSCRIPT_LINES = 6
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,10 @@ class MatchConfig:
     ``sandbox`` contains every bot of the match (a plan made once with
     `arena.referee.sandbox.plan_sandbox`; ``None`` runs them uncontained), and
     ``max_stdout_bytes`` caps what each bot may write to its stdout in the whole match
-    (``None``: no cap); passing it is an ``output_limit``.
+    (``None``: no cap); passing it is an ``output_limit``. ``policy`` says what a failure
+    costs (`arena.policy`: strict by default). ``sandbox_settings`` is the sandbox's
+    configuration as a mapping, recorded in the replay so `arena rematch` can contain the bots
+    the same way.
     """
 
     game: Game
@@ -91,6 +103,13 @@ class MatchConfig:
     max_line_bytes: int = 1 << 16
     sandbox: SandboxPlan | None = None
     max_stdout_bytes: int | None = None
+    policy: FailurePolicy = STRICT
+    sandbox_settings: dict[str, Any] | None = None
+
+
+#: `_MatchRunner.resumed` when the pending request's answer is still to be read (a late answer
+#: to an earlier, struck request was skipped).
+_AWAIT_REPLY = b"\x00await the reply"
 
 
 class _BotFailed(Exception):
@@ -127,6 +146,14 @@ class _Seat:
         self.channel: BotChannel | None = None
         self.failure: Failure | None = None
         self.stderr = ""
+        # The stderr of processes this seat ran as before a restart, in order.
+        self.earlier_stderr: list[str] = []
+        # The last lines sent to and received from the bot: a failure's evidence.
+        self.transcript: deque[tuple[str, bytes]] = deque(maxlen=TRANSCRIPT_LINES)
+        self.strikes = 0
+        self.restarts = 0
+        # Requests struck by a timeout: a late answer to one of them is skipped, not a fault.
+        self.struck_ids: set[int] = set()
 
     @property
     def live(self) -> bool:
@@ -135,6 +162,22 @@ class _Seat:
     def __repr__(self) -> str:
         state = "live" if self.live else (self.failure.status.value if self.failure else "down")
         return f"<Seat {self.seat} {self.name!r} {state}>"
+
+
+@asynccontextmanager
+async def _host_nursery() -> AsyncIterator[trio.Nursery]:
+    """A nursery whose tasks are cancelled when the block ends; the block's exception is
+    re-raised as itself, not wrapped in an ExceptionGroup."""
+    body_error: BaseException | None = None
+    async with trio.open_nursery() as nursery:
+        try:
+            yield nursery
+        except BaseException as exc:
+            body_error = exc
+        finally:
+            nursery.cancel_scope.cancel()
+    if body_error is not None:
+        raise body_error
 
 
 def freeze_startup_objects() -> None:
@@ -208,6 +251,7 @@ class _MatchRunner:
         # One stack for every bot, closed last-in first-out (each bot's context holds a nursery,
         # and trio nurseries must close in order); a failed bot is stopped early with aclose().
         self.stack = AsyncExitStack()
+        self.hosts: trio.Nursery | None = None
 
     async def run(self) -> Replay:
         started = datetime.datetime.now(datetime.UTC)
@@ -216,6 +260,10 @@ class _MatchRunner:
         # Every bot's context is entered on this stack and exited when the block ends, however it
         # ends; each exit kills the bot's whole process group (shielded from cancellation).
         async with self.stack:
+            # Bots restarted during the match (failure policy lenient) are started from inside
+            # the watchdog's cancel scope; each one's context (which holds a nursery) is kept
+            # open by a task of this nursery instead, which outlives the scope.
+            self.hosts = await self.stack.enter_async_context(_host_nursery())
             await self._start_bots()
             match = start_match(
                 config.game, config.rules, config.players, config.seed, config.length
@@ -254,66 +302,99 @@ class _MatchRunner:
             ),
             started_at=started.isoformat(timespec="seconds"),
             duration_s=round(trio.current_time() - t0, 3),
+            policy=config.policy,
+            sandbox=config.sandbox_settings if config.sandbox is not None else None,
+            max_stdout_bytes=config.max_stdout_bytes,
+            max_line_bytes=config.max_line_bytes,
+            workdir=os.getcwd(),
         )
 
     # -- start-up ------------------------------------------------------------------------------
 
     async def _start_bots(self) -> None:
-        config = self.config
-        rules = config.game.rules_dict(config.rules)
         sent_at: dict[int, float] = {}
         for seat in self.seats:
             try:
-                seat.channel = await self.stack.enter_async_context(self.connect(seat.spec))
-            except BotCommandError as error:
-                seat.failure = Failure(Status.CRASH, str(error), "startup")
-                continue
-            game: Any = config.game.name
-            hello = m.Hello(
-                protocol=m.PROTOCOL_VERSION,
-                game=game,
-                seat=seat.seat,
-                players=config.players,
-                rules=rules_to_wire(config.game.name, rules),
-                match=m.MatchLength(target=config.length.target, hands=config.length.hands),
-                time=m.TimeControl(
-                    startup_ms=config.time.startup_ms,
-                    move_ms=config.time.move_ms,
-                    bank_ms=config.time.bank_ms,
-                ),
-                seed=bot_seed(config.seed, seat.seat),
-            )
-            sent_at[seat.seat] = trio.current_time()
-            try:
-                await self._send(seat, encode(hello), config.time.startup_ms / 1000, "startup")
+                sent_at[seat.seat] = await self._launch(seat)
             except _BotFailed as failed:
                 await self._stop(seat, failed.failure)
         # Every bot got its hello at about the same time; each has its own deadline from then.
         for seat in self.seats:
             if not seat.live:
                 continue
-            deadline = sent_at[seat.seat] + config.time.startup_ms / 1000
             try:
-                line = await self._receive(seat, deadline, "startup", None)
-                ready = self._decode(seat, line, "startup", None)
-                if not isinstance(ready, m.Ready):
-                    raise _BotFailed(
-                        self._bad(seat, line, "expected a 'ready' message", "startup", None)
-                    )
-                if ready.protocol is not None and ready.protocol != m.PROTOCOL_VERSION:
-                    raise _BotFailed(
-                        self._bad(
-                            seat,
-                            line,
-                            f"the bot speaks protocol {ready.protocol}; this referee speaks "
-                            f"protocol {m.PROTOCOL_VERSION}",
-                            "startup",
-                            None,
-                        )
-                    )
-                seat.name = ready.name
+                await self._await_ready(seat, sent_at[seat.seat])
             except _BotFailed as failed:
                 await self._stop(seat, failed.failure)
+
+    async def _launch(self, seat: _Seat, phase: str = "startup") -> float:
+        """Start the seat's bot and send it ``hello``; returns when ``hello`` was sent.
+
+        Raises:
+            _BotFailed: when the bot cannot be started or does not take ``hello``.
+        """
+        config = self.config
+        try:
+            if phase == "restart":
+                assert self.hosts is not None
+                seat.channel = await self.hosts.start(self._host, seat.spec)
+            else:
+                seat.channel = await self.stack.enter_async_context(self.connect(seat.spec))
+        except BotCommandError as error:
+            raise _BotFailed(Failure(Status.CRASH, str(error), phase)) from None
+        game: Any = config.game.name
+        hello = m.Hello(
+            protocol=m.PROTOCOL_VERSION,
+            game=game,
+            seat=seat.seat,
+            players=config.players,
+            rules=rules_to_wire(config.game.name, config.game.rules_dict(config.rules)),
+            match=m.MatchLength(target=config.length.target, hands=config.length.hands),
+            time=m.TimeControl(
+                startup_ms=config.time.startup_ms,
+                move_ms=config.time.move_ms,
+                bank_ms=config.time.bank_ms,
+            ),
+            seed=bot_seed(config.seed, seat.seat),
+        )
+        sent_at = trio.current_time()
+        line = encode(hello)
+        seat.transcript.append(("sent", line))
+        await self._send(seat, line, config.time.startup_ms / 1000, phase)
+        return sent_at
+
+    async def _host(
+        self, spec: BotSpec, *, task_status: trio.TaskStatus[BotChannel] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Keep one restarted bot's context open until the match is over."""
+        async with self.connect(spec) as channel:
+            task_status.started(channel)
+            await trio.sleep_forever()
+
+    async def _await_ready(self, seat: _Seat, sent_at: float, phase: str = "startup") -> None:
+        """Read the bot's ``ready`` (its start-up limit counts from ``sent_at``).
+
+        Raises:
+            _BotFailed: when no valid ``ready`` comes in time.
+        """
+        deadline = sent_at + self.config.time.startup_ms / 1000
+        line = await self._receive(seat, deadline, phase, None)
+        seat.transcript.append(("received", line))
+        ready = self._decode(seat, line, phase, None)
+        if not isinstance(ready, m.Ready):
+            raise _BotFailed(self._bad(seat, line, "expected a 'ready' message", phase, None))
+        if ready.protocol is not None and ready.protocol != m.PROTOCOL_VERSION:
+            raise _BotFailed(
+                self._bad(
+                    seat,
+                    line,
+                    f"the bot speaks protocol {ready.protocol}; this referee speaks "
+                    f"protocol {m.PROTOCOL_VERSION}",
+                    phase,
+                    None,
+                )
+            )
+        seat.name = ready.name
 
     # -- the match -----------------------------------------------------------------------------
 
@@ -364,6 +445,8 @@ class _MatchRunner:
             )
         elif pending.sent:
             failure = self._timeout(seat, overrun, pending.hand_number, pending.request_id)
+            self.pending = None
+            return await self._move_failed(seat, failure, pending, match)
         else:
             failure = Failure(
                 Status.TIMEOUT,
@@ -462,6 +545,7 @@ class _MatchRunner:
             return match.apply(move)
         clock = seat.clock
         line = self.resumed
+        message = b""
         if line is None:
             self.request_id += 1
             request_id = self.request_id
@@ -476,7 +560,8 @@ class _MatchRunner:
                 seat, request_id, number, started, deadline, time_left_ms, view
             )
             self.match = match
-        else:  # the reply was found in the pipe just after the deadline fired
+            seat.transcript.append(("sent", message))
+        else:  # a reply found in the pipe just after the deadline fired, or one still awaited
             self.resumed = None
             in_flight = self.pending
             assert in_flight is not None
@@ -487,7 +572,10 @@ class _MatchRunner:
         try:
             if line is None:
                 line = await self._request(seat, pending, message)
+            elif line is _AWAIT_REPLY:
+                line = await self._await_reply(seat, pending)
             elapsed = trio.current_time() - started
+            seat.transcript.append(("received", line))
             self.pending = None
             reply = self._decode(seat, line, "move", number, request_id)
             if not isinstance(reply, m.MoveReply):
@@ -495,6 +583,13 @@ class _MatchRunner:
                     self._bad(seat, line, "expected a 'move' message", "move", number, request_id)
                 )
             if reply.id != request_id:
+                if reply.id in seat.struck_ids:
+                    # A late answer to a request already played for the bot (lenient): skip
+                    # it and go on waiting for this request's answer, on the same clock.
+                    seat.struck_ids.discard(reply.id)
+                    self.pending = pending
+                    self.resumed = _AWAIT_REPLY
+                    return match
                 raise _BotFailed(
                     self._bad(
                         seat,
@@ -526,7 +621,8 @@ class _MatchRunner:
             elapsed = min(elapsed, deadline - started)
             clock.charge(elapsed)
         except _BotFailed as failed:
-            return await self._fail(seat, failed.failure, match)
+            self.pending = None
+            return await self._move_failed(seat, failed.failure, pending, match)
         self.events.append(
             Action(
                 seat=seat_no,
@@ -622,6 +718,23 @@ class _MatchRunner:
         watchdog.deadline = math.inf
         return line
 
+    async def _await_reply(self, seat: _Seat, pending: _Pending) -> bytes:
+        """Read the pending request's reply (already sent) under the watchdog."""
+        channel = seat.channel
+        watchdog = self.watchdog
+        assert channel is not None
+        assert watchdog is not None
+        watchdog.deadline = pending.deadline
+        try:
+            line = await channel.receive_line()
+        except (BotEOFError, LineTooLongError, OutputLimitError) as error:
+            watchdog.deadline = math.inf
+            raise _BotFailed(
+                await self._io_failure(seat, error, "move", pending.hand_number, pending.request_id)
+            ) from None
+        watchdog.deadline = math.inf
+        return line
+
     async def _io_failure(
         self,
         seat: _Seat,
@@ -691,7 +804,7 @@ class _MatchRunner:
         phase: str = "move",
     ) -> Failure:
         assert seat.channel is not None
-        if phase == "startup":
+        if phase in ("startup", "restart"):
             detail = f"did not answer 'hello' within {self.config.time.startup_ms} ms"
         else:
             detail = f"did not answer request {request_id} in time"
@@ -773,25 +886,138 @@ class _MatchRunner:
         )
 
     async def _notify(self, match: Match, seat: _Seat, message: bytes, number: int) -> Match:
+        seat.transcript.append(("sent", message))
         try:
             await self._send(seat, message, NOTIFY_TIMEOUT_S, "notify", number)
         except _BotFailed as failed:
             return await self._fail(seat, failed.failure, match)
         return match
 
+    async def _move_failed(
+        self, seat: _Seat, failure: Failure, pending: _Pending, match: Match
+    ) -> Match:
+        """A failure while answering a request: a strike under ``lenient`` (when the request
+        reached the bot whole, and the failure is a timeout or a bad reply), else `_fail`."""
+        failure = self._resource_limited(seat, failure)
+        if pending.sent and self.config.policy.strikes_for(failure.status.value, failure.phase):
+            return await self._strike(seat, failure, pending, match)
+        return await self._fail(seat, failure, match)
+
+    async def _strike(
+        self, seat: _Seat, failure: Failure, pending: _Pending, match: Match
+    ) -> Match:
+        """Count a strike: play a random legal move for the bot and tell it, or forfeit at the
+        policy's last strike."""
+        policy = self.config.policy
+        seat.strikes += 1
+        if seat.strikes >= policy.strikes:
+            failure = msgspec.structs.replace(
+                failure,
+                detail=f"{failure.detail}; strike {seat.strikes} of {policy.strikes}: forfeit",
+            )
+            return await self._fail(seat, failure, match)
+        failure = self._with_messages(seat, failure)
+        move = substitute_move(self.config.seed, pending.request_id, pending.view.legal)
+        wire_move = move_to_wire(move)
+        if failure.status is Status.TIMEOUT:
+            seat.struck_ids.add(pending.request_id)  # its answer may still come: skip it then
+            elapsed = pending.deadline - pending.started
+        else:
+            elapsed = min(trio.current_time(), pending.deadline) - pending.started
+        seat.clock.charge(elapsed)
+        self.events.append(
+            Action(
+                seat=seat.seat,
+                move=wire_move,
+                request_id=pending.request_id,
+                time_left_ms=pending.time_left_ms,
+                elapsed_ms=round(elapsed * 1000, 3),
+                auto=True,
+                strike=failure,
+            )
+        )
+        match = match.apply(move)
+        self.match = match
+        code: Any = failure.status.value
+        notice = encode(
+            m.Strike(
+                id=pending.request_id,
+                code=code,
+                message=f"{failure.detail}; the referee played {move} for "
+                f"you (strike {seat.strikes} of {policy.strikes})",
+                move=wire_move,
+                strikes=seat.strikes,
+                max_strikes=policy.strikes,
+            )
+        )
+        return await self._notify(match, seat, notice, pending.hand_number)
+
     async def _fail(self, seat: _Seat, failure: Failure, match: Match) -> Match:
-        """Stop the failed bot and retire its seat."""
+        """Stop the failed bot and retire its seat; or, when the policy restarts bots after
+        this kind of failure and the seat has restarts left, start it again."""
+        failure = self._resource_limited(seat, failure)
+        policy = self.config.policy
+        if seat.restarts < policy.restarts and policy.restarts_for(
+            failure.status.value, failure.phase
+        ):
+            return await self._restart(seat, failure, match)
         await self._stop(seat, failure)
         return self._retire(match, seat)
 
+    async def _restart(self, seat: _Seat, failure: Failure, match: Match) -> Match:
+        """Replace a crashed bot by a new process: handshake, then (during a hand) the hand's
+        ``hand_start``, so it can play from the next request. A new process that fails this
+        forfeits."""
+        seat.restarts += 1
+        self.events.append(Restart(seat=seat.seat, failure=self._with_messages(seat, failure)))
+        await self._close(seat)
+        seat.earlier_stderr.append(seat.stderr)
+        seat.stderr = ""
+        seat.channel = None
+        seat.struck_ids.clear()
+        seat.transcript.clear()
+        try:
+            await self._await_ready(seat, await self._launch(seat, "restart"), "restart")
+            number = match.hand_number
+            if not match.over and self.announced == number and match.hand.outcome() is None:
+                leader = hand_leader(match.hand)
+                assert leader is not None
+                notice = encode(hand_start(match.hand.view(seat.seat), number, leader))
+                seat.transcript.append(("sent", notice))
+                await self._send(seat, notice, NOTIFY_TIMEOUT_S, "notify", number)
+        except _BotFailed as failed:
+            again = failed.failure
+            again = msgspec.structs.replace(
+                again, detail=f"restarted after a crash, then: {again.detail}"
+            )
+            await self._stop(seat, again)
+            return self._retire(match, seat)
+        return match
+
+    def _with_messages(self, seat: _Seat, failure: Failure) -> Failure:
+        """The failure with the last lines exchanged with the bot as evidence."""
+        if failure.messages is not None or not seat.transcript:
+            return failure
+        lines = [
+            ExchangedLine(
+                direction,  # type: ignore[arg-type]
+                line.rstrip(b"\n")[:EXCHANGED_LINE_CHARS].decode("utf-8", "replace"),
+            )
+            for direction, line in seat.transcript
+        ]
+        return msgspec.structs.replace(failure, messages=lines)
+
     async def _stop(self, seat: _Seat, failure: Failure) -> None:
         """Record the failure, tell the bot why (if it still listens), and stop it."""
-        failure = self._resource_limited(seat, failure)
+        failure = self._with_messages(seat, self._resource_limited(seat, failure))
         seat.failure = failure
         channel = seat.channel
         if channel is not None and failure.status is not Status.CRASH:
             code: Any = failure.status.value
-            error = encode(m.Error(code=code, message=failure.detail))
+            text = failure.detail
+            if self.config.policy.loud:
+                text = explain_for_bot(failure)
+            error = encode(m.Error(code=code, message=text))
             with trio.move_on_after(ERROR_SEND_TIMEOUT_S):
                 with suppress(BotGoneError):
                     await channel.send_line(error)
@@ -839,7 +1065,10 @@ class _MatchRunner:
 
     def _seat_record(self, seat: _Seat) -> SeatRecord:
         failure = seat.failure
-        stderr = seat.stderr
+        stderr = "".join(
+            f"{text}[arena: the bot was restarted here]\n" for text in seat.earlier_stderr
+        )
+        stderr += seat.stderr
         if len(stderr) > REPLAY_STDERR_CHARS:
             stderr = "[...]\n" + stderr[-REPLAY_STDERR_CHARS:]
         return SeatRecord(
@@ -850,4 +1079,7 @@ class _MatchRunner:
             detail=failure.detail if failure else "",
             failure=failure,
             stderr=stderr,
+            folder=None if seat.spec.cwd is None else os.path.abspath(seat.spec.cwd),
+            strikes=seat.strikes,
+            restarts=seat.restarts,
         )

@@ -8,8 +8,8 @@ The steps of a match, in order:
 
 - ``MATCH_START``: the settings and the seats (with any start-up failure); no board.
 - per hand: ``HAND_START`` (the deal, the leader to move; in Fives the position after the
-  automatic opening, the opener as its seat), then one ``MOVE`` or ``RETIRE`` per recorded
-  event, then ``HAND_END`` (unless the match was forfeited during the hand).
+  automatic opening, the opener as its seat), then one ``MOVE``, ``RESTART`` or ``RETIRE``
+  per recorded event, then ``HAND_END`` (unless the match was forfeited during the hand).
 - ``MATCH_END``: the result, with the last board shown.
 """
 
@@ -36,6 +36,7 @@ class StepKind(enum.Enum):
     HAND_START = "hand_start"
     MOVE = "move"
     RETIRE = "retire"
+    RESTART = "restart"
     HAND_END = "hand_end"
     MATCH_END = "match_end"
 
@@ -88,12 +89,16 @@ class Step:
         hand_number: the hand the step belongs to (``None`` for the match start and end).
         board: the position after the event (``None`` at the match start, and at the match end
             when no hand was ever dealt).
-        seat: the seat that acted (``MOVE``), retired (``RETIRE``) or leads (``HAND_START``).
+        seat: the seat that acted (``MOVE``), retired (``RETIRE``), was restarted
+            (``RESTART``) or leads (``HAND_START``).
         move: for ``MOVE``, the engine move.
-        action: for ``MOVE``, the replay's record (timing, debug note, ``auto`` flag).
+        action: for ``MOVE``, the replay's record (timing, debug note, ``auto`` flag, and the
+            failure of a strike).
         drawn: for a draw, the tile drawn.
-        status: for ``RETIRE``, the failure status.
-        failure: for ``RETIRE``, the seat's failure record, when the replay has one.
+        status: for ``RETIRE`` and ``RESTART``, the failure status; for a ``MOVE`` played for
+            a struck bot, the strike's.
+        failure: for ``RETIRE``, the seat's failure record, when the replay has one; for
+            ``RESTART``, the crash; for a strike's ``MOVE``, the strike's.
         forfeit: for ``RETIRE``, true when this retirement ended the match.
         outcome: for ``HAND_END``, how the hand ended, as the engine computed it.
         result: for ``MATCH_END``, the match result, as the engine computed it.
@@ -143,6 +148,7 @@ def build_steps(replay: Replay) -> list[Step]:
                 )
             )
         elif kind is WalkKind.MOVE:
+            strike = walked.action.strike if walked.action is not None else None
             board = board_of(match)
             new, scored = board.scoring[scored:], len(board.scoring)
             steps.append(
@@ -155,6 +161,20 @@ def build_steps(replay: Replay) -> list[Step]:
                     action=walked.action,
                     drawn=walked.drawn,
                     scored=new,
+                    status=None if strike is None else strike.status,
+                    failure=strike,
+                )
+            )
+        elif kind is WalkKind.RESTART:
+            assert walked.restart is not None
+            steps.append(
+                Step(
+                    StepKind.RESTART,
+                    walked.hand_number,
+                    board,
+                    seat=walked.seat,
+                    status=walked.restart.failure.status,
+                    failure=walked.restart.failure,
                 )
             )
         elif kind is WalkKind.RETIRE:
@@ -279,6 +299,12 @@ def describe(replay: Replay, step: Step) -> str:
         )
     if kind is StepKind.MOVE:
         return _describe_move(replay, step)
+    if kind is StepKind.RESTART:
+        assert step.seat is not None
+        assert step.status is not None
+        return f"{seat_label(replay, step.seat)} is restarted after " + failure_text(
+            step.status, step.failure
+        )
     if kind is StepKind.RETIRE:
         assert step.seat is not None
         assert step.status is not None
@@ -323,10 +349,15 @@ def _describe_move(replay: Replay, step: Step) -> str:
         tile = f" {tile_str(step.drawn)}" if step.drawn is not None else ""
         left = step.board.boneyard_size if step.board is not None else 0
         text = f"{who} draws{tile} ({left} left in the boneyard)"
-    elif action.auto:
+    elif action.auto and action.strike is None:
         text = f"{who} passes automatically (retired)"
     else:
         text = f"{who} passes"
+    if action.strike is not None:
+        text = (
+            f"STRIKE ({failure_text(action.strike.status, action.strike)}); for "
+            f"{who} the referee {text.removeprefix(who + ' ')}"
+        )
     text += "".join(f"; {scored_text(replay, e)}" for e in step.scored)
     if action.elapsed_ms is not None:
         text += f" -- {action.elapsed_ms:.1f} ms"

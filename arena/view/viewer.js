@@ -8,7 +8,7 @@
   /** The viewer data layout this script reads (VIEWER_DATA_VERSION in arena/view/html.py). */
   const VIEWER_DATA_VERSION = 1;
   /** The replay formats whose viewer data this script understands. */
-  const REPLAY_FORMATS = [1];
+  const REPLAY_FORMATS = [1, 2];
   const SVG_NS = "http://www.w3.org/2000/svg"; // a namespace name, never fetched
   const SPEEDS = [
     ["0.5×", 1600],
@@ -369,8 +369,8 @@
         "Unknown replay format",
         "This page was made from a replay of format " +
           JSON.stringify(data.replay_format) +
-          ", but its viewer reads replay format " +
-          REPLAY_FORMATS.join(", ") +
+          ", but its viewer reads replay formats " +
+          REPLAY_FORMATS.join(" and ") +
           ". Nothing is drawn rather than something wrong.",
       );
       return null;

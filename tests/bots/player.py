@@ -23,6 +23,10 @@ correctly; at request N it does MODE:
   linger        keeps running after match_end with a child holding stdout (never fails)
   debug         attaches a debug note ARG to every reply (never fails)
   close_after_out  after playing the last tile of its hand, closes its stdin and waits
+  illegal_from  answers with an illegal move at request N and at every request after it
+  crash_once    crashes like 'crash' at request N, unless file ARG exists (it creates it
+                first), so a restarted process plays on
+  strike_log    never misbehaves; writes every 'strike' message it receives to stderr
 """
 
 import json
@@ -46,7 +50,15 @@ def send(obj: dict) -> None:
 
 if mode == "ignore_term":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-NEVER_FAILS = ("ok", "flood_stderr", "ignore_term", "linger", "debug", "close_after_out")
+NEVER_FAILS = (
+    "ok",
+    "flood_stderr",
+    "ignore_term",
+    "linger",
+    "debug",
+    "close_after_out",
+    "strike_log",
+)
 requests = 0
 for raw in sys.stdin.buffer:
     msg = json.loads(raw)
@@ -62,6 +74,15 @@ for raw in sys.stdin.buffer:
             for _ in range(2048):
                 sys.stderr.write("e" * 1023 + "\n")
             sys.stderr.flush()
+        if mode == "illegal_from" and requests >= at:
+            held = {tuple(t) for t in msg["hand"]}
+            tile = next([a, b] for a in range(7) for b in range(a, 7) if (a, b) not in held)
+            reply["move"] = {"action": "play", "tile": tile, "end": "left", "out": tile[1]}
+        if mode == "crash_once" and requests == at and not os.path.exists(arg or ""):
+            open(arg or "", "w").close()
+            sys.stderr.write("Traceback: player.py crashed once\n")
+            sys.stderr.flush()
+            os._exit(3)
         if requests == at and mode not in NEVER_FAILS:
             if mode == "hang":
                 for _ in sys.stdin.buffer:
@@ -112,6 +133,11 @@ for raw in sys.stdin.buffer:
             send(reply)
             time.sleep(3600)
         send(reply)
+    elif kind == "strike":
+        sys.stderr.write(
+            f"player got strike {msg['strikes']}/{msg['max_strikes']}: {msg['code']}\n"
+        )
+        sys.stderr.flush()
     elif kind in ("match_end", "error"):
         sys.stderr.write(f"player got {kind}: {msg.get('message', '')}\n")
         sys.stderr.flush()

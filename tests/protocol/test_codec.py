@@ -379,6 +379,14 @@ def sample_to_bot() -> list[m.ToBot]:
             ],
         ),
         m.Error(code="illegal_move", message="illegal move 3-4 on left, 4 out"),
+        m.Strike(
+            id=5,
+            code="timeout",
+            message="did not answer request 5 in time (over by 0.3 ms)",
+            move=m.Draw(),
+            strikes=1,
+            max_strikes=3,
+        ),
     ]
 
 

@@ -453,8 +453,8 @@ def test_match_end_ranks_the_seats_with_their_status(
         ("viewer_data", None, "viewer data version null"),
         (
             "replay_format",
-            2,
-            "made from a replay of format 2, but its viewer reads replay format 1",
+            3,
+            "made from a replay of format 3, but its viewer reads replay formats 1 and 2",
         ),
     ],
 )

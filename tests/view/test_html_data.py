@@ -233,10 +233,10 @@ def test_cli_refuses_an_unknown_replay_format(
 ) -> None:
     """A replay of an unknown format is refused before any page is written (exit 2)."""
     raw = msgspec.json.decode(encode_replay(replay))
-    raw["format"] = 2
+    raw["format"] = 3
     source = tmp_path / "future.json"
     source.write_bytes(msgspec.json.encode(raw))
     out = tmp_path / "future.html"
     assert main(["view", str(source), "--html", str(out)]) == 2
-    assert "replay format 2" in capsys.readouterr().err
+    assert "replay format 3" in capsys.readouterr().err
     assert not out.exists()

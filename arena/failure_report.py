@@ -1,0 +1,234 @@
+"""Failures in words: the long explanation a bot's author reads (``classroom``), and the failure
+bundle written next to a replay whose match had a failure.
+
+Everything here is derived from the replay (its failure records carry their evidence: the
+last lines exchanged, the stderr tail, the offending line), so a bundle can be made again
+from a replay at any time, and what a student reads is what the record says.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from arena.replay import Action, Failure, Replay, Restart, SeatRecord, Status, encode_replay
+
+#: Characters of a message line shown in an explanation (the bundle keeps them whole).
+SHOWN_LINE_CHARS = 600
+#: What a bot author can do about each kind of failure.
+ADVICE: dict[Status, str] = {
+    Status.TIMEOUT: "Answer every request within the time it gives (time_left_ms), and flush "
+    "stdout after each line (Python: print(..., flush=True)).",
+    Status.CRASH: "Read the stderr tail below: it usually names the exception and the line.",
+    Status.BAD_MESSAGE: "Send exactly one JSON object per line, with only the fields of "
+    "docs/protocol.md (a 'move' message with the request's id and one of its legal moves).",
+    Status.ILLEGAL_MOVE: "Answer with one of the moves listed in the request's 'legal' array; "
+    "copying an element of it is always a correct move.",
+    Status.LINE_TOO_LONG: "Keep each line short and end it with a newline.",
+    Status.MEMORY_LIMIT: "Your bot used more memory than the sandbox allows (--memory-mb).",
+    Status.CPU_LIMIT: "Your bot used more CPU time in the match than allowed (--cpu-seconds).",
+    Status.OUTPUT_LIMIT: "Write only protocol messages to stdout; send logs to stderr.",
+}
+
+
+@dataclass(frozen=True)
+class FailureEntry:
+    """One failure of a match, where it is recorded, and what it cost.
+
+    Attributes:
+        seat: the seat whose bot failed.
+        failure: the record, with its evidence.
+        cost: ``"forfeit"``, ``"strike"`` or ``"restart"``.
+    """
+
+    seat: int
+    failure: Failure
+    cost: str
+
+
+def failures_of(replay: Replay) -> list[FailureEntry]:
+    """Every failure recorded in ``replay``, in match order: strikes and restarts as they
+    happened, then each seat's forfeit."""
+    entries: list[FailureEntry] = []
+    for hand in replay.hands:
+        for event in hand.events:
+            if isinstance(event, Action) and event.strike is not None:
+                entries.append(FailureEntry(event.seat, event.strike, "strike"))
+            elif isinstance(event, Restart):
+                entries.append(FailureEntry(event.seat, event.failure, "restart"))
+    startup = [s for s in replay.seats if s.failure is not None and s.failure.phase == "startup"]
+    later = [s for s in replay.seats if s.failure is not None and s not in startup]
+    entries[:0] = [_forfeit(s) for s in startup]
+    entries += [_forfeit(s) for s in later]
+    return entries
+
+
+def _forfeit(seat: SeatRecord) -> FailureEntry:
+    assert seat.failure is not None
+    return FailureEntry(seat.seat, seat.failure, "forfeit")
+
+
+def rematch_command(replay_path: str | os.PathLike[str]) -> str:
+    """The one line that plays the match of ``replay_path`` again: same bots, deal, clocks,
+    policy and sandbox (`arena rematch`)."""
+    return f"arena rematch {shlex.quote(os.path.abspath(replay_path))}"
+
+
+def explain_for_bot(failure: Failure) -> str:
+    """The ``error`` message's text under ``classroom``: the failure and the lines exchanged
+    just before it (the bot has its own stderr)."""
+    lines = [failure.detail]
+    advice = ADVICE.get(failure.status)
+    if advice:
+        lines.append(advice)
+    lines += list(_exchanged(failure))
+    return "\n".join(lines)
+
+
+def explain(replay: Replay, entry: FailureEntry, rematch: str | None = None) -> str:
+    """The loud explanation of one failure, for the bot's author.
+
+    What went wrong and what it cost, where, the last lines exchanged (the last request and
+    the reply among them), the evidence, the advice, the stderr tail, and the command that
+    plays the same match again.
+    """
+    failure, seat = entry.failure, replay.seats[entry.seat]
+    cost = {
+        "forfeit": "the bot forfeited the match",
+        "strike": f"a strike (policy {replay.policy.describe()}): the referee played a random "
+        "legal move for the bot",
+        "restart": "the bot was restarted (policy lenient)",
+    }[entry.cost]
+    where = [f"phase {failure.phase}"]
+    if failure.hand_number is not None:
+        where.append(f"hand {failure.hand_number}")
+    if failure.request_id is not None:
+        where.append(f"request {failure.request_id}")
+    title = f" seat {seat.seat} ({seat.name}): {failure.status.value.upper()} "
+    out = [f"{title:=^78}", f"What went wrong: {failure.detail}", f"What it cost:    {cost}"]
+    out.append(f"Where:           {', '.join(where)}")
+    folder = f"  (in {seat.folder})" if seat.folder else ""
+    out.append(f"Bot command:     {seat.command}{folder}")
+    advice = ADVICE.get(failure.status)
+    if advice:
+        out.append(f"What to do:      {advice}")
+    exchanged = list(_exchanged(failure))
+    if exchanged:
+        out += ["", "The last messages (oldest first):", *exchanged]
+    evidence = _evidence(failure)
+    if evidence:
+        out += ["", *evidence]
+    if failure.stderr_tail:
+        out += ["", "The bot's stderr ended with:"]
+        out += [f"  | {line}" for line in failure.stderr_tail.rstrip("\n").splitlines()[-30:]]
+    if rematch:
+        out += ["", "Play the same match again (same bots, deal and clocks):", f"  {rematch}"]
+    out.append("=" * 78)
+    return "\n".join(out)
+
+
+def _exchanged(failure: Failure) -> Iterator[str]:
+    for line in failure.messages or []:
+        arrow = "referee -> bot" if line.direction == "sent" else "bot -> referee"
+        text = line.text
+        if len(text) > SHOWN_LINE_CHARS:
+            text = text[:SHOWN_LINE_CHARS] + f"... ({len(line.text)} characters)"
+        yield f"  {arrow}: {text}"
+
+
+def _evidence(failure: Failure) -> list[str]:
+    out = []
+    if failure.line is not None:
+        out.append(f"The offending line (first 200 bytes): {failure.line!r}")
+    if failure.error is not None:
+        out.append(f"Decoder error: {failure.error}")
+    if failure.move is not None:
+        out.append(f"The bot's move: {msgspec.json.encode(failure.move).decode()}")
+    if failure.legal is not None:
+        legal = ", ".join(msgspec.json.encode(move).decode() for move in failure.legal)
+        out.append(f"The legal moves were: {legal}")
+    if failure.overrun_ms is not None:
+        out.append(f"Over the time allowed by: {failure.overrun_ms} ms")
+    if failure.exit_code is not None:
+        out.append(f"Exit code: {failure.exit_code}")
+    if failure.signal is not None:
+        out.append(f"Killed by signal: {failure.signal}")
+    if failure.cpu_seconds is not None:
+        out.append(f"CPU time used: {failure.cpu_seconds} s")
+    if failure.memory_peak_bytes is not None:
+        out.append(f"Peak memory: {failure.memory_peak_bytes / 2**20:.1f} MiB")
+    return out
+
+
+def bundle_path(replay_path: str | os.PathLike[str]) -> Path:
+    """Where the failure bundle of ``replay_path`` goes: ``NAME.failures/`` beside it."""
+    path = Path(replay_path)
+    return path.with_name(f"{path.stem}.failures")
+
+
+def write_failure_bundle(replay: Replay, replay_path: str | os.PathLike[str]) -> Path | None:
+    """Write the failure bundle of a match next to its replay; ``None`` when nothing failed.
+
+    The folder ``NAME.failures/`` holds ``README.txt`` (every failure explained, in match
+    order), ``rematch.sh`` (the one line that plays the same match again), ``replay.json`` (a
+    copy of the replay), and per failure a folder ``N-seatS-STATUS/`` with ``failure.json``
+    (the record), ``stderr.txt`` (the bot's stderr tail at the failure) and
+    ``messages.jsonl`` (the last lines exchanged, oldest first). An older bundle of the same
+    replay is replaced whole; the new one is assembled beside it and renamed into place.
+    """
+    entries = failures_of(replay)
+    if not entries:
+        return None
+    target = bundle_path(replay_path)
+    staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        _fill_bundle(staging, replay, replay_path, entries)
+        if target.exists():
+            old = target.with_name(f".{target.name}.{os.getpid()}.old")
+            target.rename(old)
+            staging.rename(target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            staging.rename(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target
+
+
+def _fill_bundle(
+    folder: Path, replay: Replay, replay_path: str | os.PathLike[str], entries: list[FailureEntry]
+) -> None:
+    copy = folder / "replay.json"
+    copy.write_bytes(encode_replay(replay))
+    # The rematch reads the bundle's own copy: it still works when the replays are moved.
+    final_copy = bundle_path(replay_path) / "replay.json"
+    rematch = rematch_command(final_copy)
+    script = folder / "rematch.sh"
+    script.write_text(f"#!/bin/sh\n{rematch}\n")
+    script.chmod(0o755)
+    texts = [
+        f"Failures in the match of {os.path.abspath(replay_path)}",
+        f"{replay.game}, {replay.players} players, seed {replay.seed}, "
+        f"policy {replay.policy.describe()}",
+        "",
+    ]
+    for number, entry in enumerate(entries, start=1):
+        name = f"{number}-seat{entry.seat}-{entry.failure.status.value}"
+        part = folder / name
+        part.mkdir()
+        (part / "failure.json").write_bytes(msgspec.json.format(msgspec.json.encode(entry.failure)))
+        (part / "stderr.txt").write_text(entry.failure.stderr_tail or "")
+        (part / "messages.jsonl").write_bytes(
+            b"".join(msgspec.json.encode(line) + b"\n" for line in entry.failure.messages or [])
+        )
+        texts += [f"[{name}]", explain(replay, entry, rematch), ""]
+    (folder / "README.txt").write_text("\n".join(texts))
