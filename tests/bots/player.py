@@ -26,7 +26,8 @@ correctly; at request N it does MODE:
   illegal_from  answers with an illegal move at request N and at every request after it
   crash_once    crashes like 'crash' at request N, unless file ARG exists (it creates it
                 first), so a restarted process plays on
-  strike_log    never misbehaves; writes every 'strike' message it receives to stderr
+
+Every mode writes each 'strike' message it receives to stderr ("player got strike 1/3: ...").
 """
 
 import json
@@ -57,7 +58,6 @@ NEVER_FAILS = (
     "linger",
     "debug",
     "close_after_out",
-    "strike_log",
 )
 requests = 0
 for raw in sys.stdin.buffer:
