@@ -727,7 +727,8 @@ def _tournament(args: argparse.Namespace) -> int:
         sandbox = _sandbox_config(args)
         # Planned here too, so that a forced mechanism missing here stops the tournament
         # before it starts; each worker plans the same configuration again for its bots.
-        _sandbox_plan(sandbox, "arena tournament")
+        # The builds and handshakes before the first match run in this plan.
+        plan = _sandbox_plan(sandbox, "arena tournament")
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
         stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}"
         out_dir = args.out or Path("tournaments", stamp)
@@ -752,7 +753,9 @@ def _tournament(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         print(f"Tournament seed {seed}: checking {len(args.bots)} bot argument(s) ...", flush=True)
         try:
-            opened = open_new(args.bots, settings, db, build_timeout_s=args.build_timeout)
+            opened = open_new(
+                args.bots, settings, db, build_timeout_s=args.build_timeout, sandbox=plan
+            )
         except (EntrantError, SessionError) as error:
             raise UsageError(str(error)) from None
         for line in opened.skipped:
@@ -797,7 +800,7 @@ def _sprt(args: argparse.Namespace) -> int:
 
     flags = _match_flags(args)
     sandbox = _sandbox_config(args)
-    _sandbox_plan(sandbox, "arena sprt")
+    plan = _sandbox_plan(sandbox, "arena sprt")
     try:
         sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
         found = scan([args.bot_a, args.bot_b])
@@ -822,7 +825,9 @@ def _sprt(args: argparse.Namespace) -> int:
         max_stdout_bytes=_max_stdout_bytes(args),
     )
     kept, excluded = trio.run(
-        lambda: prepare(found.entrants, startup_ms=settings.startup_ms, build_timeout_s=300)
+        lambda: prepare(
+            found.entrants, startup_ms=settings.startup_ms, build_timeout_s=300, sandbox=plan
+        )
     )
     if excluded:
         reasons = "; ".join(f"{x.entrant.name}: {x.stage}: {x.reason}" for x in excluded)

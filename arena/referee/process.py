@@ -17,13 +17,15 @@ With ``sandbox=`` a bot is contained by `arena.referee.sandbox` (namespaces, a c
 limits, its own working directory and a scrubbed environment): its command is wrapped, the
 limits are set in the child before it starts, and closing it also empties its cgroup and
 removes its working directory. `BotProcess.resource_outcome` then tells whether a memory or
-CPU limit ended it. This module also runs the sandbox's detection probes (`run_probe`).
+CPU limit ended it. `run_capped(..., sandbox=...)` contains a bot's build the same way, on a
+private copy of its folder. This module also runs the sandbox's detection probes (`run_probe`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import queue
 import shlex
@@ -1131,12 +1133,18 @@ class CommandResult:
         output: the end of its stdout and stderr together (at most ``output_cap`` bytes).
         output_bytes: how many bytes it wrote in all.
         timed_out: whether it was stopped for running out of time.
+        limit: in a sandbox, the memory or CPU limit that ended it, with the evidence
+            (``None`` when none did, or without a sandbox).
+        problem: in a sandbox, why what it wrote in its folder could not be copied back
+            after it succeeded (``None`` when it was, or without a sandbox).
     """
 
     status: ExitStatus
     output: str
     output_bytes: int
     timed_out: bool
+    limit: ResourceOutcome | None = None
+    problem: str | None = None
 
 
 class _Tail:
@@ -1166,6 +1174,7 @@ async def run_capped(
     cwd: str | None = None,
     timeout_s: float,
     output_cap: int = 1 << 16,
+    sandbox: SandboxPlan | None = None,
 ) -> CommandResult:
     """Runs a one-off command in its own process group, with no input, keeping the end of its
     output; at the end (or at the time limit) the whole group is killed, so nothing it started
@@ -1173,11 +1182,33 @@ async def run_capped(
 
     Unlike ``trio.run_process(capture_stdout=True)``, the output kept is bounded.
 
+    With ``sandbox``, the command is a bot's build and runs contained as the bots are (see
+    `arena.referee.sandbox.SandboxPlan.prepare_build`): as the bots' user, with the plan's
+    network, memory, process, file-size and open-file limits, CPU time bounded by
+    ``timeout_s`` rather than by the match's limit (`SandboxPlan.for_build`), a scrubbed
+    environment, and a cleanup that reaches every process it started. It works on a private
+    copy of its folder ``cwd``, which is copied back only when it exits with code 0 in
+    time: a build that fails or is stopped leaves its folder as it was.
+
+    Args:
+        command: A shell-like string or an argv sequence (see `parse_command`).
+        cwd: The directory to run it in (required with ``sandbox``: the bot's folder).
+        timeout_s: Seconds it may run before it is killed.
+        output_cap: How many of the last bytes of its output to keep.
+        sandbox: The plan of the bots' sandbox, or ``None`` to run the command uncontained.
+
     Raises:
-        BotCommandError: when the command cannot be started (the message says why).
+        BotCommandError: when the command cannot be started (the message says why), or the
+            sandbox's user cannot read the folder or a file the command needs.
+        SandboxError: when the sandbox cannot be set up (its copy of the folder, its
+            cgroup).
     """
     argv = parse_command(command, cwd=cwd)
     shown = _display(command)
+    if sandbox is not None:
+        if cwd is None:
+            raise ValueError("a sandboxed command runs in its bot's folder: give cwd")
+        return await _run_capped_sandboxed(argv, shown, cwd, timeout_s, output_cap, sandbox)
     tail = _Tail(output_cap)
     read_fd, write_fd = os.pipe()
     reader = trio.lowlevel.FdStream(read_fd)  # owns read_fd from here on
@@ -1207,6 +1238,75 @@ async def run_capped(
     )
 
 
+async def _run_capped_sandboxed(
+    argv: list[str],
+    shown: str,
+    cwd: str,
+    timeout_s: float,
+    output_cap: int,
+    sandbox: SandboxPlan,
+) -> CommandResult:
+    """`run_capped` with a sandbox: prepares the build's sandbox (in a thread: it copies the
+    folder), runs the command from the spawner threads, copies the folder back on success."""
+    plan = sandbox.for_build(timeout_s)
+    prepare = functools.partial(plan.prepare_build, argv, folder=cwd)
+    try:
+        box = await trio.to_thread.run_sync(prepare)
+    except SandboxPathError as exc:
+        raise BotCommandError(f"command {shown!r}: {exc}") from exc
+    try:
+        tail = _Tail(output_cap)
+        read_fd, write_fd = os.pipe2(os.O_CLOEXEC)
+        reader = trio.lowlevel.FdStream(read_fd)  # owns read_fd from here on
+        try:
+            stdin_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                popen = await _spawner.popen(
+                    box.argv,
+                    stdin=stdin_fd,
+                    stdout=write_fd,
+                    stderr=write_fd,
+                    cwd=box.cwd,
+                    env=box.env,
+                    start_new_session=True,
+                    preexec_fn=box.preexec_fn,
+                )
+            except OSError as exc:
+                raise BotCommandError(f"command {shown!r}: cannot start: {_reason(exc)}") from exc
+            except subprocess.SubprocessError as exc:
+                raise SandboxError(f"command {shown!r}: cannot enter the sandbox: {exc}") from exc
+            finally:
+                os.close(stdin_fd)
+                os.close(write_fd)  # the command holds its own copy: EOF comes when it is done
+            child = _Child(popen)
+            timed_out = await _wait_capped(child, tail, reader, timeout_s, box)
+        finally:
+            reader.close()
+        returncode = child.returncode
+        if returncode is not None and box.signal_in_exit_code and 128 < returncode <= 128 + 64:
+            returncode = 128 - returncode  # bwrap reports a signal death as 128 + signal
+        status = ExitStatus.from_returncode(returncode)
+        limit = None if timed_out else classify_outcome(box.usage(), status.signal)
+        problem = None
+        if returncode == 0 and not timed_out:
+            try:
+                await trio.to_thread.run_sync(box.commit)
+            except SandboxError as exc:
+                problem = str(exc)
+        return CommandResult(status, tail.text(), tail.total, timed_out, limit, problem)
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(box.close)
+
+
+async def _empty_sandbox(box: BotSandbox) -> None:
+    """Kills what is left in a sandbox's cgroup until it is empty (at once without one)."""
+    for _ in range(int(_SANDBOX_EMPTY_TIMEOUT / 0.001)):
+        if box.kill_pass():
+            return
+        await trio.sleep(0.001)
+
+
 async def _drain(stream: trio.lowlevel.FdStream, tail: _Tail, done: trio.Event) -> None:
     try:
         while data := await stream.receive_some(READ_CHUNK_BYTES):
@@ -1218,9 +1318,14 @@ async def _drain(stream: trio.lowlevel.FdStream, tail: _Tail, done: trio.Event) 
 
 
 async def _wait_capped(
-    process: trio.Process, tail: _Tail, reader: trio.lowlevel.FdStream, timeout_s: float
+    process: trio.Process | _Child,
+    tail: _Tail,
+    reader: trio.lowlevel.FdStream,
+    timeout_s: float,
+    box: BotSandbox | None = None,
 ) -> bool:
-    """Waits for a one-off command, reading its output; kills its process group at the end.
+    """Waits for a one-off command, reading its output; kills its process group at the end,
+    and under a sandbox every process left in its cgroup.
 
     Returns:
         Whether it ran out of time.
@@ -1233,6 +1338,8 @@ async def _wait_capped(
                 await process.wait()
             # Whatever it left running in its group goes too (it would hold the pipe).
             signal_group(process.pid, SIGKILL)
+            if box is not None:
+                await _empty_sandbox(box)
             with trio.move_on_after(DRAIN_GRACE_S):
                 await process.wait()
                 await done.wait()
@@ -1242,4 +1349,6 @@ async def _wait_capped(
             signal_group(process.pid, SIGKILL)
             with trio.CancelScope(shield=True), trio.move_on_after(_REAP_TIMEOUT):
                 await process.wait()
+                if box is not None:
+                    await _empty_sandbox(box)
     return deadline.cancelled_caught

@@ -23,7 +23,9 @@ in the child) are always set: CPU seconds per process, file size, open files, no
 
 The per-bot object is `BotSandbox`: `SandboxPlan.prepare` creates the bot's working directory,
 cgroup and (under a wrapper) the FIFOs that become its stdin and stdout, and returns the argv,
-environment and ``preexec_fn`` to start it with; `BotSandbox.close` removes them. The FIFOs
+environment and ``preexec_fn`` to start it with; `BotSandbox.close` removes them.
+`SandboxPlan.prepare_build` does the same for a bot's build, which works on a private, writable
+copy of the bot's folder that `BotSandbox.commit` copies back when the build succeeds. The FIFOs
 exist because a wrapper process (bwrap, unshare) would otherwise hold the bot's pipes open, and
 a bot closing its stdout would never show EOF. Only `arena.referee.process` starts processes: it
 runs the detection probes (`detect_capabilities` imports its runner lazily) and forks sandboxed
@@ -38,7 +40,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import enum
+import errno
 import itertools
 import logging
 import math
@@ -50,7 +54,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -677,6 +681,95 @@ class SandboxPlan:
         """
         return BotSandbox(self, argv, cwd, env)
 
+    def with_hidden(self, paths: Iterable[str]) -> SandboxPlan:
+        """The same plan with more `SandboxConfig.hidden_paths` (nothing is detected again).
+
+        Args:
+            paths: Host paths bots must not see, such as the other entrants' folders (a bot's
+                own folder stays visible: the sandbox never hides a path that holds what the
+                bot needs).
+
+        Returns:
+            A plan whose configuration hides ``paths`` too (``self`` if they add nothing).
+        """
+        hidden = {*self.config.hidden_paths, *(os.path.abspath(p) for p in paths)}
+        if hidden == set(self.config.hidden_paths):
+            return self
+        config = dataclasses.replace(self.config, hidden_paths=tuple(sorted(hidden)))
+        return dataclasses.replace(self, config=config)
+
+    def for_build(self, timeout_s: float) -> SandboxPlan:
+        """The plan a bot's build runs under: this one with a build's CPU time and scratch.
+
+        The mechanism, user, network, cgroup, memory, process, file-size and open-file limits
+        are this plan's; the CPU time is bounded by the build's time limit instead of the
+        match's (``RLIMIT_CPU`` per process; the wall-clock limit already bounds the whole
+        tree), and the scratch directory (``HOME`` and ``TMPDIR``) is on disk, since
+        compilers' caches outgrow a small tmpfs. Nothing is detected again.
+
+        Args:
+            timeout_s: The build's time limit, in seconds.
+
+        Returns:
+            The derived plan (use it with `prepare_build`).
+
+        Raises:
+            ValueError: If ``timeout_s`` is not positive.
+        """
+        if timeout_s <= 0:
+            raise ValueError(f"a build's time limit must be positive, not {timeout_s}")
+        config = dataclasses.replace(self.config, cpu_seconds=timeout_s, scratch="disk")
+        seconds = max(1, math.ceil(timeout_s)) + (1 if "cpu" in self.cgroup_controllers else 0)
+        rlimits = tuple(
+            (name, which, seconds, seconds + 1) if name == "CPU" else (name, which, soft, hard)
+            for name, which, soft, hard in self.rlimits
+        )
+        if not any(name == "CPU" for name, *_rest in rlimits):
+            rlimits += (("CPU", resource.RLIMIT_CPU, seconds, seconds + 1),)
+        if self.capabilities.euid != 0:
+            rlimits = tuple(
+                (n, r, _within_hard(r, s), _within_hard(r, h)) for n, r, s, h in rlimits
+            )
+        enforced = [item for item in self.enforced if not item.startswith("CPU")]
+        enforced.append(
+            f"CPU: {seconds} s per process (RLIMIT_CPU), within the build's {timeout_s:g} s"
+            " time limit, which bounds the whole tree"
+        )
+        return dataclasses.replace(self, config=config, rlimits=rlimits, enforced=tuple(enforced))
+
+    def prepare_build(
+        self,
+        argv: Sequence[str],
+        *,
+        folder: str,
+        env: Mapping[str, str] | None = None,
+    ) -> BotSandbox:
+        """Sets up the sandbox of one bot's build: like `prepare`, but its folder is writable.
+
+        The build runs as the bots' user, on a private copy of ``folder`` that it owns (files
+        and folders that user could not read, and `SandboxConfig.hidden_paths`, are left
+        out). Under bwrap the copy is mounted at the folder's own path, so the build sees its
+        folder where it is and may write nowhere else but its scratch directory (``HOME``
+        and ``TMPDIR``) and a private ``/tmp``; without bwrap it runs in the copy. When the
+        build has succeeded, `BotSandbox.commit` copies what it changed back into
+        ``folder``; `BotSandbox.close` removes the copy. The plan's limits apply: derive the
+        plan with `for_build` to give the build its own CPU time.
+
+        Args:
+            argv: The build's command as `arena.referee.process.parse_command` returns it.
+            folder: The bot's folder.
+            env: The environment to take allowed variables from (default: ours).
+
+        Returns:
+            The build's sandbox; call `BotSandbox.close` when the build is gone.
+
+        Raises:
+            SandboxError: If the folder or a file the build needs cannot be read by the
+                bots' user (`SandboxPathError`), or the copy, the scratch directory or the
+                cgroup cannot be made.
+        """
+        return BotSandbox(self, argv, folder, env, build=True)
+
 
 @dataclass
 class _Report:
@@ -1254,6 +1347,9 @@ class BotSandbox:
 
     Made by `SandboxPlan.prepare`; `arena.referee.process.open_bot_process` starts the bot
     with `argv`, `cwd`, `env` and `preexec_fn`, and calls `close` when the bot is gone.
+    `SandboxPlan.prepare_build` makes the sandbox of a build instead
+    (`arena.referee.process.run_capped`): the same containment, but the build works on a
+    private, writable copy of its folder (`box`), which `commit` copies back.
 
     Attributes:
         plan: The plan it follows.
@@ -1266,6 +1362,11 @@ class BotSandbox:
         read_only: The host paths the bot may read under bwrap (besides the system ones).
         fifo_dir: The private directory of the FIFOs that are the bot's stdin and stdout
             under a wrapper (only the referee's user may open them), else ``None``.
+        folder: The bot's folder (absolute), or ``None`` for a command-line bot.
+        box: For a build, the private copy of its folder that it works on (mounted at
+            ``folder`` under bwrap, its working directory without bwrap); else ``None``.
+        left_out: For a build, the paths (relative to ``folder``) that were not copied into
+            ``box``: hidden paths, what the bots' user cannot read, special files.
     """
 
     def __init__(
@@ -1274,27 +1375,45 @@ class BotSandbox:
         argv: Sequence[str],
         cwd: str | None,
         env: Mapping[str, str] | None,
+        *,
+        build: bool = False,
     ) -> None:
-        """Sets up one bot's sandbox (internal: use `SandboxPlan.prepare`)."""
+        """Sets up one bot's sandbox (internal: use `SandboxPlan.prepare` or
+        `SandboxPlan.prepare_build`)."""
         self.plan = plan
         self._closed = False
         self._cgroup: _Cgroup | None = None
         self._final: ResourceUsage | None = None
         self._cpu_limit_hit = False
+        self.fifo_dir: str | None = None
+        self.box: str | None = None
+        self.left_out: set[str] = set()
+        self._copied: dict[str, _Stamp] = {}
         config = plan.config
+        bwrap = plan.mechanism is Mechanism.BWRAP
         source = os.environ if env is None else env
         folder = os.path.abspath(cwd) if cwd is not None else None
+        if build and folder is None:
+            raise ValueError("a build's sandbox needs the bot's folder")
+        self.folder = folder
         bot_argv, read_only, path_dirs = _resolve_command(
             argv, folder, source.get("PATH", os.defpath)
         )
         read_only += [os.path.abspath(p) for p in config.read_only_paths if os.path.exists(p)]
-        if folder is not None:
+        if folder is not None and build:
+            # The folder is the build's writable copy, not a read-only view of the original.
+            read_only = [p for p in read_only if not _inside(p, folder)]
+        elif folder is not None:
             read_only.insert(0, folder)
         self.bot_argv = bot_argv
         self.read_only = _outermost(read_only)
         if plan.drop is not None:
             self._check_readable(plan.drop)
-        self.fifo_dir: str | None = None
+            if build and folder is not None and not _readable_by(folder, *plan.drop):
+                raise SandboxPathError(
+                    f"the sandbox runs builds as uid {plan.drop[0]}, which cannot read"
+                    f" {folder!r}: make it readable (chmod o+rX) or set run_as_uid to None"
+                )
         self.workdir = tempfile.mkdtemp(prefix=_dir_prefix("bot"), dir=config.workdir_root)
         try:
             # 0711: bwrap (root without capabilities) must be able to enter it before the
@@ -1302,7 +1421,14 @@ class BotSandbox:
             os.chmod(self.workdir, 0o711)
             if plan.drop is not None:
                 os.chown(self.workdir, *plan.drop)
-            if self._wants_fifos():
+            if build:
+                assert folder is not None
+                self.box = tempfile.mkdtemp(prefix=_dir_prefix("build"), dir=config.workdir_root)
+                self._copy_in(folder, self.box)
+                if not bwrap:  # no mount namespace to put the copy in the folder's place
+                    bot_argv = [_moved(arg, folder, self.box) for arg in bot_argv]
+                    path_dirs = [_moved(path, folder, self.box) for path in path_dirs]
+            elif self._wants_fifos():
                 # Only the referee's user may open these: the step that opens them inside the
                 # sandbox runs before the bot's user is taken on.
                 self.fifo_dir = tempfile.mkdtemp(prefix=_dir_prefix("io"), dir=config.workdir_root)
@@ -1313,8 +1439,9 @@ class BotSandbox:
         except BaseException:
             self.close()
             raise
-        bwrap = plan.mechanism is Mechanism.BWRAP
-        tmpdir = "/tmp" if bwrap else self.workdir
+        # A build's temporary files go to its scratch directory on disk (a compiler's can
+        # outgrow the small private /tmp).
+        tmpdir = "/tmp" if bwrap and not build else self.workdir
         self.env = {
             "PATH": ":".join([*path_dirs, SANDBOX_PATH]),
             "HOME": self.workdir,
@@ -1324,7 +1451,7 @@ class BotSandbox:
         for name in config.env_allow:
             if name in source:
                 self.env[name] = source[name]
-        self.cwd = self.workdir
+        self.cwd = self.box if self.box is not None else self.workdir
         self.argv = self._wrap(bot_argv)
         procs = self._cgroup.procs_files if self._cgroup is not None else ()
         limits = tuple((r, s, h) for _n, r, s, h in plan.rlimits)
@@ -1418,25 +1545,37 @@ class BotSandbox:
         size = str(config.scratch_mb * MB)
         args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
         created = {"/", "/tmp", *SYSTEM_DIRS, *MERGED_DIRS}
+        bound: list[str] = []
+        # A build's folder is its private copy, mounted writable in the folder's place.
+        writable = self.folder if self.box is not None else None
         targets = [*self.read_only, self.workdir]
+        if writable is not None:
+            targets.append(writable)
         if self.fifo_dir is not None:
             targets.append(self.fifo_dir)
         for target in sorted(targets):
-            if target != self.workdir and any(_inside(target, d) for d in VISIBLE_DIRS):
+            own = target in (self.workdir, writable)
+            if not own and any(_inside(target, d) for d in VISIBLE_DIRS):
                 continue  # already in the sandbox
             for ancestor in _ancestors(target):
-                if ancestor not in created:
+                if ancestor not in created and not any(_inside(ancestor, b) for b in bound):
                     args += ["--perms", "0755", "--dir", ancestor]
                     created.add(ancestor)
-            if target != self.workdir:
+            if target == writable:
+                assert self.box is not None
+                args += ["--bind", self.box, target]
+            elif target != self.workdir:
                 args += ["--ro-bind", target, target]
             elif config.scratch == "tmpfs":
                 args += ["--perms", "0777", "--size", size, "--tmpfs", target]
             else:
                 args += ["--bind", target, target]
             created.add(target)
+            bound.append(target)
         for hidden in config.hidden_paths:
             path = os.path.abspath(hidden)
+            if writable is not None and _inside(path, writable):
+                continue  # left out of the build's copy: there is nothing to mask
             visible = any(_inside(path, d) for d in (*self.read_only, *VISIBLE_DIRS))
             contains_ours = any(_inside(t, path) for t in targets)
             if not visible or contains_ours or not os.path.exists(path):
@@ -1445,7 +1584,7 @@ class BotSandbox:
                 args += ["--perms", "0555", "--tmpfs", path]
             else:
                 args += ["--ro-bind", "/dev/null", path]
-        args += ["--chdir", self.workdir]
+        args += ["--chdir", writable if writable is not None else self.workdir]
         if caps.euid == 0:
             # Root keeps every capability under bwrap unless told otherwise: keep only what
             # setpriv needs to become the bot's user, and let it drop the rest.
@@ -1516,6 +1655,147 @@ class BotSandbox:
         """
         return True if self._cgroup is None else self._cgroup.kill_pass()
 
+    # -- a build's folder -----------------------------------------------------------------
+
+    def _hidden(self, path: str) -> bool:
+        """Whether ``path`` (relative to the folder) is hidden from the build."""
+        assert self.folder is not None
+        full = os.path.join(self.folder, path)
+        return any(
+            _inside(full, hidden) and not _inside(self.folder, hidden)
+            for hidden in map(os.path.abspath, self.plan.config.hidden_paths)
+        )
+
+    def _copy_in(self, folder: str, box: str) -> None:
+        """Copies the folder into the build's box, owned by the bots' user, and notes what
+        the box then holds (`commit` copies back only what the build changed)."""
+        drop = self.plan.drop
+        try:
+            source = _open_dir(folder)
+            try:
+                target = _open_dir(box)
+                try:
+                    self._copy_dir_in(source, target, "", drop)
+                    mode = os.fstat(source).st_mode
+                    # Its owner (the build's user) may always write in it, as in its own folder.
+                    os.fchmod(target, (mode & 0o777) | 0o700)
+                    if drop is not None:
+                        os.fchown(target, *drop)
+                    self._copied = _stamps(target)
+                finally:
+                    os.close(target)
+            finally:
+                os.close(source)
+        except OSError as exc:
+            raise SandboxError(f"cannot copy {folder!r} for its build: {_os_reason(exc)}") from exc
+
+    def _copy_dir_in(
+        self, source: int, target: int, prefix: str, drop: tuple[int, int] | None
+    ) -> None:
+        for name in sorted(os.listdir(source)):
+            path = prefix + name
+            info = os.stat(name, dir_fd=source, follow_symlinks=False)
+            kind = stat.S_IFMT(info.st_mode)
+            readable = (
+                drop is None or kind == stat.S_IFLNK or _permits(info, *drop, dir_needs_x=True)
+            )
+            if kind not in _COPIED_KINDS or not readable or self._hidden(path):
+                self.left_out.add(path)
+                continue
+            if kind != stat.S_IFDIR:
+                _copy_entry(source, target, name, info, drop)
+                continue
+            sub_source = _open_dir(name, source)
+            try:
+                os.mkdir(name, 0o700, dir_fd=target)
+                sub_target = _open_dir(name, target)
+                try:
+                    self._copy_dir_in(sub_source, sub_target, path + "/", drop)
+                    os.fchmod(sub_target, info.st_mode & 0o777)
+                    if drop is not None:
+                        os.fchown(sub_target, *drop)
+                finally:
+                    os.close(sub_target)
+            finally:
+                os.close(sub_source)
+
+    def commit(self) -> None:
+        """Copies what the build changed in its copy of the folder back into the folder.
+
+        New and changed files, symlinks (as symlinks) and folders are written, what the
+        build removed is removed; permissions are kept without setuid, setgid and sticky
+        bits, and when the referee is root the folder's owner becomes the owner of what is
+        written. Nothing is followed through a symlink, on either side, and nothing is
+        written at a path that was left out of the copy (hidden or unreadable paths).
+        Call it once the build's processes are gone.
+
+        Raises:
+            SandboxError: If this is not a build's sandbox, or the copy fails (the folder
+                may then hold part of the build's changes).
+        """
+        if self.box is None or self.folder is None:
+            raise SandboxError("commit() is for a build's sandbox (SandboxPlan.prepare_build)")
+        folder = self.folder
+        try:
+            info = os.stat(folder)
+            owner = (info.st_uid, info.st_gid) if os.geteuid() == 0 else None
+            source = _open_dir(self.box)
+            try:
+                target = _open_dir(folder)
+                try:
+                    seen: set[str] = set()
+                    self._copy_dir_back(source, target, "", owner, seen)
+                    # What the build removed, the deepest first (a folder only once empty).
+                    gone = sorted(set(self._copied) - seen, key=lambda p: -p.count("/"))
+                    for path in gone:
+                        _remove_entry(target, path)
+                finally:
+                    os.close(target)
+            finally:
+                os.close(source)
+        except OSError as exc:
+            raise SandboxError(
+                f"cannot copy the build's results into {folder!r}: {_os_reason(exc)}"
+            ) from exc
+
+    def _copy_dir_back(
+        self,
+        source: int,
+        target: int,
+        prefix: str,
+        owner: tuple[int, int] | None,
+        seen: set[str],
+    ) -> None:
+        for name in sorted(os.listdir(source)):
+            path = prefix + name
+            if self._hidden(path) or any(_inside(path, out) for out in self.left_out):
+                continue  # not the build's to write (it was left out of its copy)
+            info = os.stat(name, dir_fd=source, follow_symlinks=False)
+            kind = stat.S_IFMT(info.st_mode)
+            if kind not in _COPIED_KINDS:
+                continue
+            seen.add(path)
+            before = self._copied.get(path)
+            if kind != stat.S_IFDIR:
+                # A folder that holds what was left out is not the build's to replace.
+                holds_left_out = any(_inside(out, path) for out in self.left_out)
+                if before != _stamp(info) and not holds_left_out:
+                    _copy_entry(source, target, name, info, owner)
+                continue
+            sub_source = _open_dir(name, source)
+            try:
+                sub_target, created = _ensure_dir(target, name)
+                try:
+                    self._copy_dir_back(sub_source, sub_target, path + "/", owner, seen)
+                    if created or before != _stamp(info):
+                        os.fchmod(sub_target, info.st_mode & 0o777)
+                    if created and owner is not None:
+                        os.fchown(sub_target, *owner)
+                finally:
+                    os.close(sub_target)
+            finally:
+                os.close(sub_source)
+
     def close(self) -> None:
         """Records the final usage, removes the cgroup and the working directory (idempotent).
 
@@ -1535,14 +1815,175 @@ class BotSandbox:
                 )
         if self._final is None:
             self._final = self.usage()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        _remove_tree(self.workdir)
         if self.fifo_dir is not None:
             shutil.rmtree(self.fifo_dir, ignore_errors=True)
+        if self.box is not None:
+            _remove_tree(self.box)
 
 
 def _dir_prefix(kind: str) -> str:
     """``matador-<kind>.<referee pid>.``: the pid lets a later referee remove leftovers."""
     return f"matador-{kind}.{os.getpid()}."
+
+
+# -- copying a build's folder ---------------------------------------------------------------------
+
+#: What is compared to tell whether a build changed an entry: (mode, size, mtime in ns);
+#: for a folder only its mode.
+_Stamp = tuple[int, int, int]
+#: The kinds of entry a build's folder is made of; others (FIFOs, sockets, devices) are left.
+_COPIED_KINDS = (stat.S_IFREG, stat.S_IFDIR, stat.S_IFLNK)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_COPY_CHUNK = 1 << 20
+_TEMP_PREFIX = ".matador-copy."
+
+
+def _os_reason(exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    return f"{reason}: {exc.filename!r}" if exc.filename is not None else reason
+
+
+def _open_dir(name: str, dir_fd: int | None = None) -> int:
+    """Opens a directory without following a symlink (ELOOP or ENOTDIR if it is not one)."""
+    return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+
+
+def _stamp(info: os.stat_result) -> _Stamp:
+    if stat.S_ISDIR(info.st_mode):
+        return (info.st_mode, 0, 0)
+    return (info.st_mode, info.st_size, info.st_mtime_ns)
+
+
+def _stamps(directory: int, prefix: str = "") -> dict[str, _Stamp]:
+    """The stamp of every entry below an open directory, by path relative to it."""
+    found: dict[str, _Stamp] = {}
+    for name in os.listdir(directory):
+        info = os.stat(name, dir_fd=directory, follow_symlinks=False)
+        found[prefix + name] = _stamp(info)
+        if stat.S_ISDIR(info.st_mode):
+            sub = _open_dir(name, directory)
+            try:
+                found.update(_stamps(sub, prefix + name + "/"))
+            finally:
+                os.close(sub)
+    return found
+
+
+def _permits(info: os.stat_result, uid: int, gid: int, *, dir_needs_x: bool) -> bool:
+    """Whether ``uid``/``gid`` (no supplementary groups) may read what ``info`` describes."""
+    need = 0o5 if dir_needs_x and stat.S_ISDIR(info.st_mode) else 0o4
+    if info.st_uid == uid:
+        bits = (info.st_mode >> 6) & 0o7
+    elif info.st_gid == gid:
+        bits = (info.st_mode >> 3) & 0o7
+    else:
+        bits = info.st_mode & 0o7
+    return bits & need == need
+
+
+def _copy_entry(
+    source: int, target: int, name: str, info: os.stat_result, owner: tuple[int, int] | None
+) -> None:
+    """Copies a file or a symlink from one open directory to another, replacing what the
+    target has under that name (a folder there is removed). The copy is made under a
+    temporary name and renamed into place; no symlink is followed on either side."""
+    temp = f"{_TEMP_PREFIX}{os.getpid()}.{next(_counter)}"
+    try:
+        if stat.S_ISLNK(info.st_mode):
+            os.symlink(os.readlink(name, dir_fd=source), temp, dir_fd=target)
+            if owner is not None:
+                os.chown(temp, *owner, dir_fd=target, follow_symlinks=False)
+        else:
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+            reader = os.open(name, flags, dir_fd=source)
+            try:
+                if not stat.S_ISREG(os.fstat(reader).st_mode):
+                    return  # replaced by something else since it was listed
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+                writer = os.open(temp, flags, 0o600, dir_fd=target)
+                try:
+                    while chunk := os.read(reader, _COPY_CHUNK):
+                        view = memoryview(chunk)
+                        while view:
+                            view = view[os.write(writer, view) :]
+                    os.fchmod(writer, info.st_mode & 0o777)  # never setuid, setgid or sticky
+                    if owner is not None:
+                        os.fchown(writer, *owner)
+                    os.utime(writer, ns=(info.st_atime_ns, info.st_mtime_ns))
+                finally:
+                    os.close(writer)
+            finally:
+                os.close(reader)
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISDIR(os.stat(name, dir_fd=target, follow_symlinks=False).st_mode):
+                shutil.rmtree(name, dir_fd=target)
+        os.rename(temp, name, src_dir_fd=target, dst_dir_fd=target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=target)
+        raise
+
+
+def _ensure_dir(parent: int, name: str) -> tuple[int, bool]:
+    """Opens the folder ``name`` of an open directory, making it (in place of a file or a
+    symlink there) if needed; returns its descriptor and whether it was made."""
+    try:
+        return _open_dir(name, parent), False
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        os.unlink(name, dir_fd=parent)
+    os.mkdir(name, 0o700, dir_fd=parent)
+    return _open_dir(name, parent), True
+
+
+def _remove_entry(root: int, path: str) -> None:
+    """Removes ``path`` (relative to an open directory) if it is there: a file or a symlink,
+    or a folder once it is empty. Nothing is followed through a symlink."""
+    *parents, name = path.split("/")
+    fds: list[int] = []
+    try:
+        current = root
+        for part in parents:
+            try:
+                current = _open_dir(part, current)
+            except OSError:
+                return  # already gone, or no longer a folder
+            fds.append(current)
+        try:
+            info = os.stat(name, dir_fd=current, follow_symlinks=False)
+        except FileNotFoundError:
+            return
+        if stat.S_ISDIR(info.st_mode):
+            with contextlib.suppress(OSError):  # not empty: it holds what was left out
+                os.rmdir(name, dir_fd=current)
+        else:
+            os.unlink(name, dir_fd=current)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _moved(path: str, folder: str, box: str) -> str:
+    """``path`` with ``folder`` replaced by ``box`` when it is inside ``folder``."""
+    if not _inside(path, folder):
+        return path
+    return os.path.normpath(os.path.join(box, os.path.relpath(path, folder)))
+
+
+def _remove_tree(path: str) -> None:
+    """Removes a directory tree, also when its owner made folders of it read-only."""
+    shutil.rmtree(path, ignore_errors=True)
+    if not os.path.lexists(path):
+        return
+    for directory, _dirs, _files in os.walk(path):
+        if not os.path.islink(directory):
+            with contextlib.suppress(OSError):
+                os.chmod(directory, 0o700)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _remove_stale_dirs(root: str | None) -> None:
@@ -1554,7 +1995,7 @@ def _remove_stale_dirs(root: str | None) -> None:
         return
     for name in entries:
         parts = name.split(".")
-        if len(parts) != 3 or parts[0] not in ("matador-bot", "matador-io"):
+        if len(parts) != 3 or parts[0] not in ("matador-bot", "matador-io", "matador-build"):
             continue
         if parts[1].isdigit() and not _pid_alive(int(parts[1])):
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)

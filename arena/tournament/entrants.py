@@ -7,10 +7,11 @@ with a ``bot.toml`` manifest, or as a directory whose immediate subfolders are b
 
 `prepare` then runs every bot's build command once, in its folder, with a time limit and its
 output kept to a bounded tail, and checks the handshake of every bot that built: it starts the
-bot, sends it a real ``hello`` and expects a ``ready`` within ``startup_ms``. A bot that cannot
-be started, whose build fails, or that fails the handshake becomes an `Excluded` record with a
-reason for people; the others go on to the tournament. docs/bot-folders.md describes the
-manifest and these steps for bot authors.
+bot, sends it a real ``hello`` and expects a ``ready`` within ``startup_ms``. Given the
+tournament's sandbox plan, both steps run contained, the handshake exactly as a match starts
+the bot. A bot that cannot be started, whose build fails, or that fails the handshake becomes
+an `Excluded` record with a reason for people; the others go on to the tournament.
+docs/bot-folders.md describes the manifest and these steps for bot authors.
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ from arena.referee.process import (
     BotProcess,
     open_bot_process,
     run_capped,
+)
+from arena.referee.sandbox import (
+    Mechanism,
+    ResourceLimit,
+    ResourceOutcome,
+    SandboxError,
+    SandboxPlan,
 )
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.messages import (
@@ -531,6 +539,7 @@ async def prepare(
     concurrency: int = DEFAULT_CONCURRENCY,
     build_concurrency: int | None = None,
     hello: Hello | None = None,
+    sandbox: SandboxPlan | None = None,
 ) -> tuple[list[Entrant], list[Excluded]]:
     """Builds every bot once, then checks that each one answers the handshake.
 
@@ -540,6 +549,14 @@ async def prepare(
     started (`open_bot_process`, in its folder), sent ``hello`` and given ``startup_ms`` from
     then to answer ``ready``; then it is stopped. Both steps run concurrently across bots.
 
+    With ``sandbox``, the plan the tournament's matches use, both steps are contained, and
+    every entrant's folder is hidden from the others (`SandboxPlan.with_hidden`). The
+    handshake starts the bot exactly as a match does, so a bot that works only outside the
+    sandbox is excluded here, with the sandbox named in its reason. A build runs as the
+    bots' user on a private copy of its folder that is copied back when it succeeds
+    (`run_capped` with ``sandbox``): the plan's network, memory, process, file-size and
+    open-file limits, CPU time bounded by ``build_timeout_s`` instead of the match's.
+
     Args:
         entrants: The bots, e.g. from `discover`.
         startup_ms: The time a bot has to answer ``hello``, in milliseconds.
@@ -547,6 +564,8 @@ async def prepare(
         concurrency: How many bots to start at once for the handshake.
         build_concurrency: How many builds to run at once (default: the number of CPUs).
         hello: The message to send (default: `handshake_hello`).
+        sandbox: The sandbox plan of the tournament's bots, or ``None`` to build and check
+            them uncontained.
 
     Returns:
         The bots that passed, and the ones excluded, each in the order given.
@@ -562,15 +581,17 @@ async def prepare(
         raise ValueError("build_concurrency must be positive")
     line = encode(hello if hello is not None else handshake_hello(startup_ms))
     outcome: list[Excluded | None] = [None] * len(entrants)
+    # As in the matches: no bot sees another entrant's folder (its own stays visible).
+    plan = None if sandbox is None else sandbox.with_hidden(e.cwd for e in entrants if e.cwd)
 
     async def build_one(index: int, entrant: Entrant, limiter: trio.CapacityLimiter) -> None:
         assert entrant.build is not None
         async with limiter:
-            outcome[index] = await _build(entrant, entrant.build, build_timeout_s)
+            outcome[index] = await _build(entrant, entrant.build, build_timeout_s, plan)
 
     async def check_one(index: int, entrant: Entrant, limiter: trio.CapacityLimiter) -> None:
         async with limiter:
-            outcome[index] = await _handshake(entrant, line, startup_ms)
+            outcome[index] = await _handshake(entrant, line, startup_ms, plan)
 
     async with trio.open_nursery() as nursery:
         limiter = trio.CapacityLimiter(build_concurrency)
@@ -589,22 +610,69 @@ async def prepare(
 # -- builds -------------------------------------------------------------------------------------
 
 
-async def _build(entrant: Entrant, build: str, timeout_s: float) -> Excluded | None:
+async def _build(
+    entrant: Entrant, build: str, timeout_s: float, plan: SandboxPlan | None
+) -> Excluded | None:
     """Runs one build; returns why the bot is excluded, or ``None`` if the build succeeded."""
+    if plan is not None and entrant.cwd is None:
+        return Excluded(entrant, "build", "cannot run the build: a build needs a bot folder")
     try:
         result = await run_capped(
-            build, cwd=entrant.cwd, timeout_s=timeout_s, output_cap=BUILD_OUTPUT_CAP_BYTES
+            build,
+            cwd=entrant.cwd,
+            timeout_s=timeout_s,
+            output_cap=BUILD_OUTPUT_CAP_BYTES,
+            sandbox=plan,
         )
     except BotCommandError as error:
         return Excluded(entrant, "build", f"cannot run the build: {error}")
+    except SandboxError as error:
+        return Excluded(entrant, "build", f"cannot run the build in the sandbox: {error}")
     output = result.output
     if result.timed_out:
         reason = f"build {build!r} did not finish within {timeout_s:g} s and was stopped"
-    elif result.status.returncode == 0:
+    elif result.status.returncode == 0 and result.problem is None:
         return None
+    elif result.status.returncode == 0:
+        reason = f"build {build!r} succeeded but its results were not kept: {result.problem}"
     else:
         reason = f"build {build!r} failed ({result.status.describe()})"
+        if result.limit is not None:
+            reason += f": {_limit_text(result.limit)}"
+        if plan is not None:
+            reason += f" in the sandbox ({_sandbox_note(plan, build=True)})"
     return Excluded(entrant, "build", _with_output(reason, output), output[-OUTPUT_TAIL_CHARS:])
+
+
+def _limit_text(outcome: ResourceOutcome) -> str:
+    usage = outcome.usage
+    if outcome.limit is ResourceLimit.MEMORY and usage.memory_limit_bytes is not None:
+        return (
+            f"it went over its memory limit of {usage.memory_limit_bytes >> 20} MB and"
+            " the kernel killed it"
+        )
+    if outcome.limit is ResourceLimit.CPU and usage.cpu_limit_s is not None:
+        return f"it used up its CPU time ({usage.cpu_limit_s:g} s)"
+    return outcome.detail
+
+
+def _sandbox_note(plan: SandboxPlan, *, build: bool) -> str:
+    """What the sandbox changes for a bot, in a few words: its mechanism, network, files."""
+    config = plan.config
+    notes = [plan.mechanism.value]
+    if not config.allow_network and plan.mechanism is not Mechanism.RLIMITS:
+        notes.append("no network")
+    if build and plan.mechanism is Mechanism.BWRAP:
+        notes.append("it may write only in its folder, $HOME and $TMPDIR")
+    elif build:
+        notes.append("it runs in a copy of its folder")
+    elif plan.mechanism is Mechanism.BWRAP:
+        notes.append("its folder is read-only, it starts in an empty working directory")
+    else:
+        notes.append("it starts in an empty working directory")
+    if plan.drop is not None:
+        notes.append(f"as uid {plan.drop[0]}")
+    return ", ".join(notes)
 
 
 def _with_output(reason: str, output: str) -> str:
@@ -617,16 +685,25 @@ def _with_output(reason: str, output: str) -> str:
 # -- handshakes ---------------------------------------------------------------------------------
 
 
-async def _handshake(entrant: Entrant, hello: bytes, startup_ms: int) -> Excluded | None:
+async def _handshake(
+    entrant: Entrant, hello: bytes, startup_ms: int, plan: SandboxPlan | None
+) -> Excluded | None:
     """Starts one bot, sends ``hello``, awaits ``ready``; returns why it fails, or ``None``."""
     try:
-        async with open_bot_process(entrant.command, cwd=entrant.cwd) as bot:
+        async with open_bot_process(entrant.command, cwd=entrant.cwd, sandbox=plan) as bot:
             reason = await _await_ready(bot, hello, startup_ms)
         tail = bot.stderr_tail(OUTPUT_TAIL_CHARS)
     except BotCommandError as error:
         return Excluded(entrant, "command", str(error))
+    except SandboxError as error:
+        return Excluded(entrant, "command", f"cannot start it in the sandbox: {error}")
     if reason is None:
         return None
+    if plan is not None:
+        limit = bot.resource_outcome()
+        if limit is not None:
+            reason += f": {_limit_text(limit)}"
+        reason += f"; it ran in the sandbox ({_sandbox_note(plan, build=False)})"
     return Excluded(entrant, "handshake", reason, tail)
 
 

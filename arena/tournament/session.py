@@ -9,6 +9,7 @@ from pathlib import Path
 
 import trio
 
+from arena.referee.sandbox import SandboxPlan
 from arena.tournament.entrants import Entrant, Excluded, prepare, scan
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.runner import RunOptions, TournamentRun, initial_tables
@@ -37,8 +38,12 @@ def open_new(
     db_path: Path,
     *,
     build_timeout_s: float = 300.0,
+    sandbox: SandboxPlan | None = None,
 ) -> Opened:
     """Find the bots, build them, check their handshake, and create the tournament database.
+
+    ``sandbox`` is the plan made for the tournament's settings: the builds and the handshakes
+    run in it (`prepare`); ``None`` runs them uncontained.
 
     Raises:
         EntrantError: a bad bot argument or manifest (the message lists every problem).
@@ -47,7 +52,10 @@ def open_new(
     found = scan(bots)
     kept, excluded = trio.run(
         lambda: prepare(
-            found.entrants, startup_ms=settings.startup_ms, build_timeout_s=build_timeout_s
+            found.entrants,
+            startup_ms=settings.startup_ms,
+            build_timeout_s=build_timeout_s,
+            sandbox=sandbox,
         )
     )
     if len(kept) < settings.players:
