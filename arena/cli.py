@@ -21,11 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import trio
 
+from arena.failure_report import explain, failures_of, rematch_command, write_failure_bundle
 from arena.games.api import Game
 from arena.games.match import MatchLength, match_target
 from arena.games.registry import GAMES, get_game
+from arena.policy import POLICY_NAMES, FailurePolicy, make_policy
+from arena.referee.channel import BotSpec
 from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
 from arena.referee.process import BotCommandError, parse_command
@@ -186,6 +190,35 @@ def _add_sandbox_flags(
     box.add_argument("--allow-network", action="store_true", help="let bots use the host's network")
 
 
+def _add_policy_flags(parser: argparse.ArgumentParser) -> None:
+    """``--policy`` and lenient's numbers (docs/failure-policies.md)."""
+    group = parser.add_argument_group(
+        "failure policy (docs/failure-policies.md)",
+        "what a bot's failure costs; a failure bundle is written next to each replay with one",
+    )
+    group.add_argument(
+        "--policy",
+        choices=POLICY_NAMES,
+        default="strict",
+        help="strict: any failure forfeits (default); classroom: the same, explained at "
+        "length; lenient: timeouts and bad replies are strikes, crashes restart the bot",
+    )
+    group.add_argument(
+        "--strikes", type=_positive, help="lenient: the strike that forfeits (default 3)"
+    )
+    group.add_argument(
+        "--restarts", type=_non_negative, help="lenient: restarts after a crash (default 1)"
+    )
+
+
+def _policy(args: argparse.Namespace) -> FailurePolicy:
+    """The failure policy the flags ask for (a usage error names what does not fit)."""
+    try:
+        return make_policy(args.policy, strikes=args.strikes, restarts=args.restarts)
+    except ValueError as error:
+        raise UsageError(f"--policy {args.policy}: {error}") from None
+
+
 def _sandbox_config(args: argparse.Namespace) -> SandboxConfig | None:
     """The sandbox configuration the flags ask for, or ``None`` for ``--sandbox none``."""
     given = {field: getattr(args, field) for field in _LIMIT_FLAGS}
@@ -317,7 +350,27 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument("--replay", type=Path, help="replay file (default: replays/TIME-SEED.json)")
     play.add_argument("--json", action="store_true", help="print one JSON object as the result")
     _add_match_flags(play)
+    _add_policy_flags(play)
     _add_sandbox_flags(play, "none")
+
+    rematch = commands.add_parser(
+        "rematch",
+        help="play the match of a replay again: same bots, deal, clocks, policy and sandbox",
+        description="Play the match recorded in REPLAY again: the same bot commands (from the "
+        "folder the arena ran in, or each bot's own folder), game, rules, seed, match length, "
+        "clocks, failure policy and sandbox. Bots that take their randomness from hello.seed "
+        "play the same moves. The line in a failure bundle's rematch.sh.",
+    )
+    rematch.add_argument("replay", type=Path, help="the replay of the match to play again")
+    rematch.add_argument(
+        "--replay", dest="out", type=Path, help="new replay file (default: replays/TIME-SEED.json)"
+    )
+    rematch.add_argument("--json", action="store_true", help="print one JSON object as the result")
+    rematch.add_argument(
+        "--policy",
+        choices=POLICY_NAMES,
+        help="play under this failure policy instead of the recorded one",
+    )
 
     check = commands.add_parser(
         "check",
@@ -380,6 +433,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--build-timeout", type=_positive, default=300, help="seconds a bot's build may take"
     )
     _add_match_flags(tournament)
+    _add_policy_flags(tournament)
     _add_sandbox_flags(tournament, "auto")
 
     sprt = commands.add_parser(
@@ -406,6 +460,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sprt.add_argument("--out", type=Path, help="output folder (default: sprt/TIME-SEED)")
     sprt.set_defaults(players=2)
     _add_match_flags(sprt)
+    _add_policy_flags(sprt)
     _add_sandbox_flags(sprt, "none")
 
     standings = commands.add_parser(
@@ -506,7 +561,9 @@ def _play(args: argparse.Namespace) -> int:
         "replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json"
     )
     _check_replay_path(replay_path)
-    plan = _sandbox_plan(_sandbox_config(args), "arena play")
+    policy = _policy(args)
+    sandbox = _sandbox_config(args)
+    plan = _sandbox_plan(sandbox, "arena play")
     config = MatchConfig(
         game=game,
         rules=rules,
@@ -516,42 +573,142 @@ def _play(args: argparse.Namespace) -> int:
         time=time,
         sandbox=plan,
         max_stdout_bytes=_max_stdout_bytes(args),
+        policy=policy,
+        sandbox_settings=_sandbox_settings(sandbox),
     )
-    if not args.json:
-        print(f"Playing {game.name}, {len(args.bots)} players, seed {seed} ...", flush=True)
+    return _run_match(config, [BotSpec(c) for c in args.bots], replay_path, "play", args.json)
+
+
+def _sandbox_settings(config: SandboxConfig | None) -> dict[str, Any] | None:
+    from arena.tournament.settings import sandbox_to_dict
+
+    return None if config is None else sandbox_to_dict(config)
+
+
+def _run_match(
+    config: MatchConfig, bots: list[BotSpec], replay_path: Path, command: str, as_json: bool
+) -> int:
+    """Play the match, write its replay and failure bundle, and print the result."""
+    if not as_json:
+        print(
+            f"Playing {config.game.name}, {config.players} players, seed {config.seed}"
+            + ("" if config.policy.name == "strict" else f", policy {config.policy.describe()}")
+            + " ...",
+            flush=True,
+        )
     freeze_startup_objects()
-    replay = trio.run(play_match, config, list(args.bots))
+    replay = trio.run(play_match, config, bots)
     written: Path | None
+    bundle: Path | None = None
     try:
         written = write_replay(replay_path, replay)
     except OSError as error:  # the result is still printed: a finished match is not lost
         written = None
         print(
-            f"arena play: error: cannot write the replay {str(replay_path)!r}: {error}",
+            f"arena {command}: error: cannot write the replay {str(replay_path)!r}: {error}",
             file=sys.stderr,
         )
-    if args.json:
-        print(json.dumps(_result_json(replay, written)))
+    if written is not None:
+        try:
+            bundle = write_failure_bundle(replay, written)
+        except OSError as error:  # the replay holds the same evidence
+            print(
+                f"arena {command}: error: cannot write the failure bundle beside "
+                f"{str(written)!r}: {error}",
+                file=sys.stderr,
+            )
+    if as_json:
+        print(json.dumps(_result_json(replay, written, bundle)))
     else:
-        print(_result_text(replay, written))
+        print(_result_text(replay, written, bundle))
+        if replay.policy.loud and written is not None:
+            rematch = rematch_command(bundle / "replay.json" if bundle else written)
+            for entry in failures_of(replay):
+                print("\n" + explain(replay, entry, rematch))
     return EXIT_OK if written is not None else EXIT_FAILED
 
 
-def _result_json(replay: Replay, path: Path | None) -> dict[str, Any]:
+def _rematch(args: argparse.Namespace) -> int:
+    recorded = _read(args.replay)
+    try:
+        game = get_game(recorded.game)
+        rules = game.parse_rules(dict(recorded.rules))
+        time = TimeLimits(
+            startup_ms=recorded.time.startup_ms,
+            move_ms=recorded.time.move_ms,
+            bank_ms=recorded.time.bank_ms,
+        )
+    except ValueError as error:
+        raise UsageError(f"{args.replay}: the recorded settings are invalid: {error}") from None
+    policy = recorded.policy if args.policy is None else make_policy(args.policy)
+    sandbox: SandboxConfig | None = None
+    if recorded.sandbox is not None:
+        from arena.tournament.settings import sandbox_from_dict
+
+        try:
+            sandbox = sandbox_from_dict(recorded.sandbox)
+        except (TypeError, ValueError) as error:
+            raise UsageError(f"{args.replay}: the recorded sandbox is invalid: {error}") from None
+    seed = recorded.seed
+    out: Path = args.out or Path("replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json")
+    out = out.absolute()
+    _check_replay_path(out)
+    # Bot commands with relative paths start from the folder the arena ran in.
+    workdir = recorded.workdir
+    if workdir and os.path.abspath(workdir) != os.getcwd():
+        if not os.path.isdir(workdir):
+            raise UsageError(
+                f"{args.replay}: the match ran in {workdir!r}, which does not exist here; its "
+                "bot commands may name files relative to it"
+            )
+        os.chdir(workdir)
+        if not args.json:
+            print(f"(running from {workdir}, where the match was played)")
+    bots = [BotSpec(s.command, s.folder) for s in recorded.seats]
+    for spec in bots:
+        if spec.cwd is not None and not os.path.isdir(spec.cwd):
+            raise UsageError(f"bot folder {spec.cwd!r} (from {args.replay}) does not exist")
+        if spec.cwd is None:
+            _check_bot_command(spec.command)
+    config = MatchConfig(
+        game=game,
+        rules=rules,
+        players=recorded.players,
+        seed=seed,
+        length=MatchLength(target=recorded.match.target, hands=recorded.match.hands),
+        time=time,
+        max_line_bytes=recorded.max_line_bytes,
+        sandbox=_sandbox_plan(sandbox, "arena rematch"),
+        max_stdout_bytes=recorded.max_stdout_bytes,
+        policy=policy,
+        sandbox_settings=recorded.sandbox,
+    )
+    return _run_match(config, bots, out, "rematch", args.json)
+
+
+def _result_json(replay: Replay, path: Path | None, bundle: Path | None = None) -> dict[str, Any]:
     return {
         "game": replay.game,
         "seed": replay.seed,
         "winner": replay.result.winner,
         "scores": replay.result.scores,
         "players": [
-            {"seat": s.seat, "name": s.name, "status": s.status.value, "detail": s.detail}
+            {
+                "seat": s.seat,
+                "name": s.name,
+                "status": s.status.value,
+                "detail": s.detail,
+                "strikes": s.strikes,
+                "restarts": s.restarts,
+            }
             for s in replay.seats
         ],
         "replay": None if path is None else str(path),
+        "failure_bundle": None if bundle is None else str(bundle),
     }
 
 
-def _result_text(replay: Replay, path: Path | None) -> str:
+def _result_text(replay: Replay, path: Path | None, bundle: Path | None = None) -> str:
     lines = []
     for hand in replay.hands:
         outcome = hand.outcome
@@ -567,6 +724,8 @@ def _result_text(replay: Replay, path: Path | None) -> str:
     lines.append("")
     for seat in replay.seats:
         status = "" if seat.status is Status.OK else f"  [{seat.status.value}: {seat.detail}]"
+        if seat.strikes or seat.restarts:
+            status += f"  ({seat.strikes} strikes, {seat.restarts} restarts)"
         lines.append(
             f"  seat {seat.seat} {seat.name:<16} {result.scores[seat.seat]:>4} points{status}"
         )
@@ -579,6 +738,11 @@ def _result_text(replay: Replay, path: Path | None) -> str:
         lines.append(f"Replay: {path}  (arena view {path}; arena verify {path})")
     else:
         lines.append("Replay: not written (see the error above)")
+    if bundle is not None:
+        lines.append(
+            f"Failure bundle: {bundle}  (README.txt explains each failure; rematch.sh plays "
+            "the match again)"
+        )
     return "\n".join(lines)
 
 
@@ -724,6 +888,7 @@ def _tournament(args: argparse.Namespace) -> int:
         if not args.bots:
             raise UsageError("give the bots to play (command lines or bot folders)")
         flags = _match_flags(args)
+        policy = _policy(args)
         sandbox = _sandbox_config(args)
         # Planned here too, so that a forced mechanism missing here stops the tournament
         # before it starts; each worker plans the same configuration again for its bots.
@@ -748,6 +913,7 @@ def _tournament(args: argparse.Namespace) -> int:
                 seed=seed,
                 sandbox=None if sandbox is None else sandbox_to_dict(sandbox),
                 max_stdout_bytes=_max_stdout_bytes(args),
+                policy=msgspec.to_builtins(policy),
             )
         except ValueError as error:
             raise UsageError(str(error)) from None
@@ -823,6 +989,7 @@ def _sprt(args: argparse.Namespace) -> int:
         seed=seed,
         sandbox=None if sandbox is None else sandbox_to_dict(sandbox),
         max_stdout_bytes=_max_stdout_bytes(args),
+        policy=msgspec.to_builtins(_policy(args)),
     )
     kept, excluded = trio.run(
         lambda: prepare(
@@ -943,6 +1110,7 @@ def _write_report(store: Store, out: Path, command: str) -> ReportResult | None:
 
 _HANDLERS = {
     "play": _play,
+    "rematch": _rematch,
     "check": _check,
     "tournament": _tournament,
     "sprt": _sprt,

@@ -46,7 +46,17 @@ def test_play_json_prints_exactly_one_result_object(
     out = capsys.readouterr().out
     result = json.loads(out)
     assert out.count("\n") == 1
-    assert set(result) == {"game", "seed", "winner", "scores", "players", "replay"}
+    assert set(result) == {
+        "game",
+        "seed",
+        "winner",
+        "scores",
+        "players",
+        "replay",
+        "failure_bundle",
+    }
+    assert result["failure_bundle"] is None  # nobody failed
+    assert set(result["players"][0]) == {"seat", "name", "status", "detail", "strikes", "restarts"}
     assert result["game"] == "matador"
     assert result["seed"] == 5
     assert result["replay"] == str(replay)

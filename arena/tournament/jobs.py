@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from arena.policy import STRICT, FailurePolicy
 from arena.replay import Action, Replay, Status
 
 
@@ -42,6 +43,7 @@ class Job(msgspec.Struct, frozen=True, tag="job"):
     replay: str
     sandbox: dict[str, Any] | None = None
     max_stdout_bytes: int | None = None
+    policy: FailurePolicy = STRICT
 
 
 class SeatSummary(msgspec.Struct, frozen=True):
@@ -55,6 +57,8 @@ class SeatSummary(msgspec.Struct, frozen=True):
     rank: int
     failure: str | None
     response_ms: list[float]
+    strikes: int = 0
+    restarts: int = 0
 
 
 class MatchSummary(msgspec.Struct, frozen=True):
@@ -119,7 +123,7 @@ def summarize(replay: Replay) -> MatchSummary:
         for event in hand.events:
             if isinstance(event, Action):
                 moves += 1
-                if event.elapsed_ms is not None:
+                if event.elapsed_ms is not None and event.strike is None:
                     response[event.seat].append(event.elapsed_ms)
     seats = [
         SeatSummary(
@@ -131,6 +135,8 @@ def summarize(replay: Replay) -> MatchSummary:
             rank=_rank(replay, s.seat),
             failure=None if s.failure is None else s.failure.status.value,
             response_ms=response[s.seat],
+            strikes=s.strikes,
+            restarts=s.restarts,
         )
         for s in replay.seats
     ]

@@ -70,6 +70,7 @@ def make_job(
         replay=str(replay),
         sandbox=sandbox,
         max_stdout_bytes=settings.max_stdout_bytes,
+        policy=settings.failure_policy(),
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import protocol
+from arena.policy import FailurePolicy, make_policy
 from arena.referee.sandbox import SandboxConfig
 
 FORMATS = ("round-robin", "gauntlet", "swiss", "sprt")
@@ -71,6 +72,9 @@ class TournamentSettings:
         sandbox: how bots are contained (`sandbox_to_dict` of a
             `arena.referee.sandbox.SandboxConfig`), or ``None`` to run them uncontained.
         max_stdout_bytes: the most a bot may write to its stdout in a match, or ``None``.
+        policy: the failure policy of every match (`arena.policy.FailurePolicy` as a mapping:
+            ``{"name": "lenient", "strikes": 3, "restarts": 1}``); strict when absent, as in
+            tournaments recorded before policies existed.
     """
 
     game: str
@@ -86,6 +90,7 @@ class TournamentSettings:
     seed: int = 0
     sandbox: dict[str, Any] | None = None
     max_stdout_bytes: int | None = None
+    policy: dict[str, Any] = field(default_factory=lambda: {"name": "strict"})
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -98,6 +103,22 @@ class TournamentSettings:
             raise ValueError("matches are played either for a number of hands or to a target")
         if self.format in ("swiss", "sprt") and self.players != 2:
             raise ValueError(f"the {self.format} format pairs two players per table (--players 2)")
+        self.failure_policy()  # a stored policy that is not one is refused here, by name
+
+    def failure_policy(self) -> FailurePolicy:
+        """The failure policy of the tournament's matches.
+
+        Raises:
+            ValueError: naming what is wrong with a stored policy.
+        """
+        raw = dict(self.policy)
+        name = raw.pop("name", "strict")
+        unknown = set(raw) - {"strikes", "restarts"}
+        if unknown:
+            raise ValueError(f"unknown failure policy settings: {', '.join(sorted(unknown))}")
+        if name != "lenient":
+            return make_policy(str(name))
+        return make_policy(name, strikes=raw.get("strikes"), restarts=raw.get("restarts"))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping (stored in the database)."""

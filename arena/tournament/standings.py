@@ -29,6 +29,8 @@ class BotStanding:
     hands: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     response_ms: list[float] = field(default_factory=list)
+    strikes: int = 0
+    restarts: int = 0
 
     @property
     def avg_hand_score(self) -> float:
@@ -105,6 +107,8 @@ def compute_standings(entrants: list[EntrantRow], matches: list[MatchRow]) -> St
             line.hands += match.summary.hands
             if s.failure is not None:
                 line.failures[s.failure] += 1
+            line.strikes += s.strikes
+            line.restarts += s.restarts
             line.response_ms.extend(s.response_ms)
             for other in match.summary.seats:
                 if other.seat == s.seat:

@@ -20,7 +20,9 @@ import trio
 
 from arena.tournament.jobs import MatchSummary, SeatSummary
 
-SCHEMA_VERSION = 1
+#: Schema 2 added each seat's strikes and restarts (failure policies); a schema-1 database is
+#: migrated when it is opened (its seats get 0 of both, which is what they had).
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +65,8 @@ CREATE TABLE IF NOT EXISTS seats (
     score INTEGER NOT NULL,
     rank INTEGER NOT NULL,
     response_ms TEXT NOT NULL,
+    strikes INTEGER NOT NULL DEFAULT 0,
+    restarts INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (table_idx, seat)
 );
 """
@@ -121,6 +125,9 @@ class Store:
             self.db.close()
             raise StoreError(f"{self.path} is not a tournament database: {error}") from None
         version = self.get_meta("schema_version")
+        if version == "1":
+            self._migrate_from_1()
+            version = str(SCHEMA_VERSION)
         if version is None:
             self.set_meta("schema_version", str(SCHEMA_VERSION))
         elif version != str(SCHEMA_VERSION):
@@ -128,6 +135,20 @@ class Store:
             raise StoreError(
                 f"{self.path} has database schema {version}; this arena reads schema "
                 f"{SCHEMA_VERSION}"
+            )
+
+    def _migrate_from_1(self) -> None:
+        """Schema 1 to 2, in one transaction: the seats' strikes and restarts columns."""
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(seats)")}
+        with self.db:
+            self.db.execute("BEGIN")
+            for name in ("strikes", "restarts"):
+                if name not in columns:
+                    self.db.execute(
+                        f"ALTER TABLE seats ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0"
+                    )
+            self.db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
             )
 
     def close(self) -> None:
@@ -235,7 +256,7 @@ class Store:
             )
             self.db.executemany(
                 "INSERT INTO seats (table_idx, seat, entrant, name, status, detail, score, rank, "
-                "response_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "response_ms, strikes, restarts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         table.idx,
@@ -247,6 +268,8 @@ class Store:
                         s.score,
                         s.rank,
                         json.dumps(s.response_ms),
+                        s.strikes,
+                        s.restarts,
                     )
                     for s in summary.seats
                 ],
@@ -277,8 +300,8 @@ class Store:
         tables = {t.idx: t for t in self.tables()}
         seats: dict[int, list[Any]] = {}
         for row in self.db.execute(
-            "SELECT table_idx, seat, name, status, detail, score, rank, response_ms "
-            "FROM seats ORDER BY table_idx, seat"
+            "SELECT table_idx, seat, name, status, detail, score, rank, response_ms, strikes, "
+            "restarts FROM seats ORDER BY table_idx, seat"
         ):
             seats.setdefault(row[0], []).append(row)
         out = []
@@ -306,6 +329,8 @@ class Store:
                             "rank": s[6],
                             "failure": None if s[3] == "ok" else s[3],
                             "response_ms": json.loads(s[7]),
+                            "strikes": s[8],
+                            "restarts": s[9],
                         },
                         SeatSummary,
                     )

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 
 import trio
 
+from arena.failure_report import write_failure_bundle
 from arena.games.match import MatchLength
 from arena.games.registry import get_game
 from arena.referee.channel import BotSpec
@@ -60,7 +61,8 @@ class _Worker:
         return time.process_time() - self.cpu_at_start - self.file_cpu_s
 
     def _files(self, replay_path: str, replay: Replay) -> None:
-        """Write the replay (in a thread), timing that CPU apart.
+        """Write the replay and, when something failed, its failure bundle (in a thread),
+        timing that CPU apart.
 
         The viewer page is not made here: it costs about 40 ms of CPU per match, and while a
         thread builds it every other match of this worker waits, so bots would be charged
@@ -70,6 +72,14 @@ class _Worker:
         started = time.thread_time()
         try:
             write_replay(replay_path, replay)
+            try:
+                write_failure_bundle(replay, replay_path)
+            except OSError as error:  # the replay holds the same evidence: the match counts
+                print(
+                    f"arena worker: cannot write the failure bundle of {replay_path}: {error}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         finally:
             self.file_cpu_s += time.thread_time() - started
 
@@ -92,6 +102,8 @@ class _Worker:
                 ),
                 sandbox=self.plan(job),
                 max_stdout_bytes=job.max_stdout_bytes,
+                policy=job.policy,
+                sandbox_settings=job.sandbox,
             )
             bots = [BotSpec(b.command, b.cwd) for b in job.bots]
             replay = await play_match(config, bots)
