@@ -17,7 +17,16 @@ from pathlib import Path
 
 import msgspec
 
-from arena.replay import Action, Failure, Replay, Restart, SeatRecord, Status, encode_replay
+from arena.replay import (
+    Action,
+    Failure,
+    Replay,
+    Restart,
+    Retirement,
+    SeatRecord,
+    Status,
+    encode_replay,
+)
 
 #: Characters of a message line shown in an explanation (the bundle keeps them whole).
 SHOWN_LINE_CHARS = 600
@@ -53,19 +62,26 @@ class FailureEntry:
 
 
 def failures_of(replay: Replay) -> list[FailureEntry]:
-    """Every failure recorded in ``replay``, in match order: strikes and restarts as they
-    happened, then each seat's forfeit."""
-    entries: list[FailureEntry] = []
+    """Every failure recorded in ``replay``, in match order: forfeits at start-up, then strikes,
+    restarts and forfeits where they happened (a forfeit where its seat was retired)."""
+    entries = [
+        _forfeit(s) for s in replay.seats if s.failure is not None and s.failure.phase == "startup"
+    ]
+    listed = {e.seat for e in entries}
     for hand in replay.hands:
-        for event in hand.events:
+        for event in [*hand.events, *hand.retired_after]:
             if isinstance(event, Action) and event.strike is not None:
                 entries.append(FailureEntry(event.seat, event.strike, "strike"))
             elif isinstance(event, Restart):
                 entries.append(FailureEntry(event.seat, event.failure, "restart"))
-    startup = [s for s in replay.seats if s.failure is not None and s.failure.phase == "startup"]
-    later = [s for s in replay.seats if s.failure is not None and s not in startup]
-    entries[:0] = [_forfeit(s) for s in startup]
-    entries += [_forfeit(s) for s in later]
+            elif isinstance(event, Retirement) and event.seat not in listed:
+                seat = replay.seats[event.seat]
+                if seat.failure is not None:
+                    entries.append(_forfeit(seat))
+                    listed.add(event.seat)
+    # Every failure after start-up is retired where it happened; a hand-made replay that lacks
+    # the event still has its failure listed, last, rather than lost.
+    entries += [_forfeit(s) for s in replay.seats if s.failure is not None and s.seat not in listed]
     return entries
 
 

@@ -236,3 +236,43 @@ def test_the_rematch_script_runs_from_a_shell(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "crash" in done.stdout
+
+
+def test_failures_are_listed_in_match_order(tmp_path: Path) -> None:
+    """Three players under lenient: a strike, a restart and a forfeit appear in the order they
+    happened in the hand, each with what it cost."""
+    import trio
+
+    from arena.failure_report import failures_of
+    from arena.games.matador import MATADOR, MatadorRules
+    from arena.games.match import MatchLength
+    from arena.policy import make_policy
+    from arena.referee.clock import TimeLimits
+    from arena.referee.match import MatchConfig, play_match
+    from arena.replay import Restart, Retirement
+
+    config = MatchConfig(
+        game=MATADOR,
+        rules=MatadorRules(),
+        players=3,
+        seed=3,
+        length=MatchLength(target=None, hands=1),
+        time=TimeLimits(move_ms=400),
+        policy=make_policy("lenient"),
+    )
+    bots = [player("illegal", 2), player("crash", 1), player()]
+    replay = trio.run(play_match, config, bots)
+    recorded = []
+    for event in replay.hands[0].events:
+        if isinstance(event, Action) and event.strike is not None:
+            recorded.append((event.seat, "strike"))
+        elif isinstance(event, Restart):
+            recorded.append((event.seat, "restart"))
+        elif isinstance(event, Retirement):
+            recorded.append((event.seat, "forfeit"))
+    assert sorted(recorded) == [(0, "strike"), (1, "forfeit"), (1, "restart")]
+    assert [(e.seat, e.cost) for e in failures_of(replay)] == recorded
+    bundle = write_failure_bundle(replay, tmp_path / "three.json")
+    assert bundle is not None
+    names = sorted(p.name for p in bundle.iterdir() if p.is_dir())
+    assert len(names) == 3
