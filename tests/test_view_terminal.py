@@ -2,7 +2,8 @@
 
 The matches are played by :func:`arena.referee.match.play_match` with in-memory scripted bots
 (``scripted_connector``) under trio's ``MockClock``, so they are deterministic to the move and
-every timing reads ``0.0 ms``.
+every timing reads ``0.0 ms``; the strikes and restarts of the ``lenient`` policy come from
+:mod:`tests.view.matches` (a restart needs a real process that crashes).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from arena.games.matador import MATADOR, MatadorRules
 from arena.games.match import MatchLength
 from arena.referee.channel import Reply, Script, scripted_connector
 from arena.referee.match import MatchConfig, play_match
-from arena.replay import Action, Replay, Retirement, Status, write_replay
+from arena.replay import Action, Replay, Restart, Retirement, Status, write_replay
 from arena.view.steps import StepKind, build_steps
 from arena.view.terminal import (
     CLEAR,
@@ -42,6 +43,7 @@ from arena.view.terminal import (
     view_replay,
 )
 from protocol import messages as m
+from tests.view import matches
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -459,3 +461,97 @@ def test_real_terminal_pages_with_arrow_keys_and_restores_the_terminal(
             proc.wait()
         os.close(master)
         os.close(slave)
+
+
+# -- strikes and restarts (failure policy lenient) ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lenient(tmp_path_factory: pytest.TempPathFactory) -> Replay:
+    """Seat 0 ("wobbly") struck once; seat 1 (a real process) crashes once and is restarted."""
+    return matches.play_lenient(tmp_path_factory.mktemp("lenient") / "crashed")
+
+
+@pytest.mark.slow
+def test_strikes_and_restarts_are_told_in_the_all_at_once_output(lenient: Replay) -> None:
+    """The match start names the policy; the strike says what the bot did and what the referee
+    played instead; the restart names the crash; each seat's row counts its strikes and
+    restarts from then on; the end ranks the seats with them."""
+    restart = next(e for h in lenient.hands for e in h.events if isinstance(e, Restart))
+    text = all_text(lenient)
+    assert_in_order(
+        text,
+        [
+            "  policy    lenient (3 strikes, 1 restart)",
+            "seat 0 (wobbly) leads 0-1 -- ",
+            "STRIKE (illegal_move: illegal move PASS in request 3; open ends left=2, right=1); "
+            "for seat 0 (wobbly) the referee plays 6-6 on right, 6 out -- ",
+            "  seat 0  wobbly             0 points  3 tiles   [0|2] [1|3] [3|3]  (1 strike)",
+            f"seat 1 (player-crash_once) is restarted after crash: {restart.failure.detail}",
+            "  seat 0  wobbly             0 points  2 tiles   [1|3] [3|3]  (1 strike)",
+            "  seat 1  player-crash_once  0 points  3 tiles   [1|4] [2|3] [3|6]  <- to move  "
+            "(1 restart)",
+            "seat 1 (player-crash_once) plays 1-4 on right, 4 out -- ",
+            "Match over (hands): seat 1 (player-crash_once) wins; final scores [0, 21]",
+            "  1. seat 1  player-crash_once  21 points  ok (1 restart)",
+            "  2. seat 0  wobbly              0 points  ok (1 strike)",
+        ],
+    )
+    # Seat 0's row from the strike (step 5) to the hand's end (step 17), and the ranking.
+    assert text.count("(1 strike)") == 13 + 1
+    steps = build_steps(lenient)
+    index = next(i for i, s in enumerate(steps) if s.kind is StepKind.RESTART)
+    assert render_step(lenient, steps, index) == [
+        f"Hand 1 of 1 -- step {index + 1} of {len(steps)}",
+        f"seat 1 (player-crash_once) is restarted after crash: {restart.failure.detail}",
+        "",
+        "  layout    left=0 [0|2][5|5][2|5]*[0|1][6|6] right=6",
+        "  boneyard  18 tiles",
+        "  seat 0  wobbly             0 points  2 tiles   [1|3] [3|3]  (1 strike)",
+        "  seat 1  player-crash_once  0 points  3 tiles   [1|4] [2|3] [3|6]  <- to move  "
+        "(1 restart)",
+    ]
+    # On a terminal, a strike and a restart stand out in bold yellow.
+    strike = next(i for i, s in enumerate(steps) if s.action is not None and s.action.strike)
+    assert render_step(lenient, steps, strike, color=True)[1].startswith("\x1b[1;33mSTRIKE (")
+    assert render_step(lenient, steps, index, color=True)[1].startswith("\x1b[1;33mseat 1 (")
+
+
+def test_the_strike_that_forfeits_retires_the_seat() -> None:
+    """Two strikes are played for the bot, the third retires it: the retired row counts three
+    strikes, and the end gives the forfeit with them."""
+    replay = matches.play_scripted(
+        [
+            matches.scripted_bot("first"),
+            matches.scripted_bot("second"),
+            matches.scripted_bot("wobbly", fail_at=(2, 3, 4)),
+        ],
+        seed=6,
+        policy=matches.LENIENT,
+    )
+    forfeit = "illegal_move: illegal move PASS in request 10; open ends left=0, right=2; "
+    forfeit += "strike 3 of 3: forfeit"
+    assert_in_order(
+        all_text(replay),
+        [
+            "  policy    lenient (3 strikes, 1 restart)",
+            "STRIKE (illegal_move: illegal move PASS in request 4; open ends left=0, right=1); "
+            "for seat 2 (wobbly) the referee plays 3-4 on left, 4 out -- 0.0 ms",
+            "  seat 2  wobbly  0 points  3 tiles   [2|2] [5|5] [6|6]  (1 strike)",
+            "STRIKE (illegal_move: illegal move PASS in request 7; open ends left=5, right=1); "
+            "for seat 2 (wobbly) the referee plays 2-2 on left, 2 out -- 0.0 ms",
+            "  seat 2  wobbly  0 points  2 tiles   [5|5] [6|6]  (2 strikes)",
+            f"seat 2 (wobbly) is retired: {forfeit}",
+            "(retired: illegal_move)  (3 strikes)",
+            "seat 2 (wobbly) passes automatically (retired)",
+            f"  3. seat 2  wobbly   0 points  {forfeit} (3 strikes)",
+        ],
+    )
+
+
+def test_a_strict_match_names_no_policy(replay: Replay) -> None:
+    """The default policy (strict) goes unsaid, and no row counts strikes or restarts."""
+    text = all_text(replay)
+    assert "policy" not in text
+    assert "strike" not in text
+    assert "restart" not in text

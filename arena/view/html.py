@@ -27,7 +27,7 @@ import msgspec
 
 from arena.games.api import Move
 from arena.games.tiles import Tile, tile_str
-from arena.replay import Failure, Replay, Status
+from arena.replay import ExchangedLine, Failure, Replay, Status
 from arena.view.steps import (
     Board,
     Step,
@@ -49,6 +49,15 @@ VIEWER_DATA_VERSION = 1
 
 #: The most of a bot's stderr the page keeps (its end): enough to read, never a huge page.
 STDERR_KEEP = 4000
+
+#: The most of one line exchanged with a bot that the evidence shows: a longer line keeps its
+#: first `EXCHANGED_HEAD` and last `EXCHANGED_TAIL` characters (the message's type and id, and
+#: its last fields), with what was cut counted between them.
+EXCHANGED_HEAD = 160
+EXCHANGED_TAIL = 80
+
+#: The evidence labels of the lines exchanged with a bot, by direction (viewer.js knows them).
+EXCHANGED_LABELS = {"sent": "referee → bot", "received": "bot → referee"}
 
 _ASSETS = "arena.view"
 
@@ -90,6 +99,12 @@ def viewer_data(replay: Replay, steps: Sequence[Step] | None = None) -> dict[str
             "started_at": printable(replay.started_at),
             "duration_s": replay.duration_s,
             "hands_played": len(replay.hands),
+            "policy": {
+                "name": replay.policy.name,
+                "strikes": replay.policy.strikes,
+                "restarts": replay.policy.restarts,
+                "text": replay.policy.describe(),
+            },
         },
         "special": [list(t) for t in special],
         "seats": [_seat_data(replay, seat) for seat in range(replay.players)],
@@ -120,18 +135,29 @@ def _seat_data(replay: Replay, seat: int) -> dict[str, Any]:
         "evidence": evidence_rows(failure) if failure is not None else [],
         "stderr_tail": printable_block(record.stderr[-STDERR_KEEP:]),
         "stderr_cut": len(record.stderr) > STDERR_KEEP,
+        "strikes": record.strikes,
+        "restarts": record.restarts,
     }
 
 
 def _steps_data(replay: Replay, steps: Sequence[Step]) -> list[dict[str, Any]]:
     data = []
     anchor = 0  # the layout index of the hand's lead tile: the left (west) plays since the lead
+    struck = [0] * len(replay.seats)  # each seat's strikes played for so far
     for step in steps:
         if step.kind is StepKind.HAND_START:
             anchor = 0
         elif step.kind is StepKind.MOVE and step.move is not None and step.move.end in _FIRST:
             anchor += 1
-        data.append(step_data(replay, step, anchor))
+        item = step_data(replay, step, anchor)
+        seat = step.seat
+        if seat is not None and 0 <= seat < len(struck):
+            if item.get("strike"):
+                struck[seat] += 1
+            elif step.kind is StepKind.RETIRE and replay.seats[seat].strikes > struck[seat]:
+                # The strike that forfeits retires the seat: only the seat's record counts it.
+                item["strike"] = True
+        data.append(item)
     return data
 
 
@@ -166,7 +192,10 @@ def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
         ]
     if step.drawn is not None and step.move is not None:  # what the other seats saw of it
         item["public_headline"] = headline(replay, step, public=True)
-        item["public_summary"] = _move_summary(step.move, None, auto=False)
+        struck = step.action is not None and step.action.strike is not None
+        item["public_summary"] = ("strike: " if struck else "") + _move_summary(
+            step.move, None, auto=False
+        )
     if step.kind is StepKind.MOVE:
         assert step.move is not None
         assert step.action is not None
@@ -180,11 +209,15 @@ def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
         item["elapsed_ms"] = action.elapsed_ms
         item["time_left_ms"] = action.time_left_ms
         item["debug"] = None if action.debug is None else printable(action.debug)
+        if action.strike is not None:  # the referee's move for a struck bot (lenient)
+            item["strike"] = True
+            item.update(_failure_data(action.strike.status, action.strike))
+    elif step.kind is StepKind.RESTART:
+        assert step.status is not None
+        item.update(_failure_data(step.status, step.failure))
     elif step.kind is StepKind.RETIRE:
         assert step.status is not None
-        item["status"] = step.status.value
-        item["failure_text"] = failure_text(step.status, step.failure)
-        item["evidence"] = evidence_rows(step.failure) if step.failure is not None else []
+        item.update(_failure_data(step.status, step.failure))
         item["forfeit"] = step.forfeit
     elif step.kind is StepKind.HAND_END:
         outcome = step.outcome
@@ -207,6 +240,15 @@ def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
             "text": result_text(replay, result),
         }
     return item
+
+
+def _failure_data(status: Status, failure: Failure | None) -> dict[str, Any]:
+    """``status``, ``failure_text`` and ``evidence`` of a strike, a restart or a retirement."""
+    return {
+        "status": status.value,
+        "failure_text": failure_text(status, failure),
+        "evidence": evidence_rows(failure) if failure is not None else [],
+    }
 
 
 def board_data(board: Board, anchor: int = 0) -> dict[str, Any]:
@@ -243,6 +285,8 @@ def board_data(board: Board, anchor: int = 0) -> dict[str, Any]:
 def failure_step(replay: Replay, steps: Sequence[Step], seat: int) -> int | None:
     """The step number (1-based, as in ``#move=N``) that shows ``seat``'s failure: its
     retirement, or the match start for a failure at start-up; ``None`` when it never failed.
+    Strikes and restarts (failure policy ``lenient``) are not the seat's failure: a seat that
+    played the match out after them has none.
 
     A report can link straight to the evidence: ``PAGE.html#move=N``.
     """
@@ -287,7 +331,13 @@ def summary(replay: Replay, step: Step) -> str:
     if kind is StepKind.MOVE:
         assert step.move is not None
         assert step.action is not None
+        if step.action.strike is not None:
+            played = _move_summary(step.move, step.drawn, auto=False)
+            return f"strike: {played}" + _scored_summary(step)
         return _move_summary(step.move, step.drawn, auto=step.action.auto) + _scored_summary(step)
+    if kind is StepKind.RESTART:
+        assert step.status is not None
+        return f"restarted after {step.status.value}"
     if kind is StepKind.RETIRE:
         assert step.status is not None
         return f"retired: {step.status.value}" + (" (forfeit)" if step.forfeit else "")
@@ -337,7 +387,9 @@ def headline(replay: Replay, step: Step, *, public: bool = False) -> str:
 
 def evidence_rows(failure: Failure) -> list[list[str]]:
     """A failure's evidence as ``[label, value]`` rows, only the fields that apply, in the
-    order a person reads them. The stderr tail is the last row, when there is one."""
+    order a person reads them. The last lines exchanged with the bot follow, oldest first, one
+    row each, labelled ``referee → bot`` or ``bot → referee`` (see :func:`exchanged_text`).
+    The stderr tail is the last row, when there is one."""
     rows: list[list[str]] = [
         ["status", failure.status.value],
         ["what happened", printable(failure.detail)],
@@ -361,6 +413,8 @@ def evidence_rows(failure: Failure) -> list[list[str]]:
         rows.append(["move asked for", _wire_text(failure.move)])
     if failure.legal is not None:
         rows.append(["legal moves", "; ".join(_wire_text(m) for m in failure.legal) or "none"])
+    for line in failure.messages or ():
+        rows.append([EXCHANGED_LABELS[line.direction], exchanged_text(line)])
     if failure.stderr_tail:
         rows.append(["stderr tail", printable_block(failure.stderr_tail)])
     return rows
@@ -371,6 +425,18 @@ _PHASES = {
     "move": "answering a request",
     "notify": "being sent a hand or match message",
 }
+
+
+def exchanged_text(line: ExchangedLine) -> str:
+    """A line exchanged with a bot, escaped, its middle cut when it is long:
+    ``{"type":"request","id":3,"hand_number":1,... … [412 characters cut] … ...,"retired":[]}``
+    (its first `EXCHANGED_HEAD` and last `EXCHANGED_TAIL` characters)."""
+    text = line.text
+    if len(text) <= EXCHANGED_HEAD + EXCHANGED_TAIL + 40:  # not worth a cut
+        return printable(text)
+    cut = len(text) - EXCHANGED_HEAD - EXCHANGED_TAIL
+    head, tail = text[:EXCHANGED_HEAD], text[-EXCHANGED_TAIL:]
+    return f"{printable(head)} … [{cut} characters cut] … {printable(tail)}"
 
 
 def _signal_name(number: int) -> str:

@@ -195,9 +195,11 @@ def board_lines(
     placed: int | None = None,
     drawn: tuple[int, Tile] | None = None,
     placed_arm: str | None = None,
+    faults: Sequence[tuple[int, int]] = (),
 ) -> list[str]:
-    """The layout, the boneyard and every seat's row (name, score, tile count, tiles); in
-    Fives also the spinner's arms, the count and the hand's scoring events.
+    """The layout, the boneyard and every seat's row (name, score, tile count, tiles, and its
+    strikes and restarts so far); in Fives also the spinner's arms, the count and the hand's
+    scoring events.
 
     Args:
         replay: the replay (for the bots' names and the game).
@@ -206,6 +208,8 @@ def board_lines(
         placed: the index in the layout of the tile just played (highlighted on a terminal).
         drawn: ``(seat, tile)`` of a tile just drawn (highlighted on a terminal).
         placed_arm: Fives: the arm (``"north"``/``"south"``) the tile just played went on.
+        faults: each seat's ``(strikes, restarts)`` so far (failure policy ``lenient``; see
+            :func:`faults_so_far`), marked on its row when not zero.
     """
     special = SPECIAL_TILES.get(replay.game, frozenset())
     lines = [f"  layout    {layout_text(board, special, color=color, placed=placed)}"]
@@ -236,8 +240,41 @@ def board_lines(
         if seat in board.retired:
             status = replay.seats[seat].status.value
             marks.append(_paint(f"(retired: {status})", [_RED], color))
+        if seat < len(faults) and (text := faults_text(*faults[seat])):
+            marks.append(_paint(f"({text})", [_YELLOW], color))
         lines.append("  ".join([row, *marks]))
     return lines
+
+
+def faults_text(strikes: int, restarts: int) -> str:
+    """``1 restart, 2 strikes``; empty when there were none."""
+    parts = []
+    if restarts:
+        parts.append(f"{restarts} restart{'' if restarts == 1 else 's'}")
+    if strikes:
+        parts.append(f"{strikes} strike{'' if strikes == 1 else 's'}")
+    return ", ".join(parts)
+
+
+def faults_so_far(replay: Replay, steps: Sequence[Step], index: int) -> list[tuple[int, int]]:
+    """Each seat's ``(strikes, restarts)`` up to step ``index`` included: the moves the referee
+    played for it after a strike, the strike that forfeited (a retirement), and its restarts
+    (failure policy ``lenient``)."""
+    strikes = [0] * len(replay.seats)
+    restarts = [0] * len(replay.seats)
+    if not any(s.strikes or s.restarts for s in replay.seats):  # no walk for the usual case
+        return list(zip(strikes, restarts, strict=True))
+    for step in steps[: index + 1]:
+        seat = step.seat
+        if seat is None or not 0 <= seat < len(replay.seats):
+            continue
+        if step.kind is StepKind.MOVE and step.action is not None and step.action.strike:
+            strikes[seat] += 1
+        elif step.kind is StepKind.RESTART:
+            restarts[seat] += 1
+        elif step.kind is StepKind.RETIRE:  # the seat's record counts a strike that forfeited
+            strikes[seat] = max(strikes[seat], replay.seats[seat].strikes)
+    return list(zip(strikes, restarts, strict=True))
 
 
 def _header(replay: Replay, steps: Sequence[Step], index: int, color: bool) -> str:
@@ -281,14 +318,20 @@ def render_step(
         color: whether to use terminal colours (never when the output is not a terminal).
     """
     step = steps[index]
-    lines = [_header(replay, steps, index, color), _paint(describe(replay, step), [_CYAN], color)]
+    struck = step.action is not None and step.action.strike is not None
+    if step.kind is StepKind.RETIRE:
+        codes = [_BOLD, _RED]
+    elif struck or step.kind is StepKind.RESTART:
+        codes = [_BOLD, _YELLOW]
+    else:
+        codes = [_CYAN]
+    lines = [_header(replay, steps, index, color), _paint(describe(replay, step), codes, color)]
     lines.append("")
     if step.kind is StepKind.MATCH_START:
         lines.extend(_match_start_lines(replay))
     elif step.kind is StepKind.MATCH_END:
         lines.extend(_match_end_lines(replay, steps))
-    else:
-        assert step.board is not None
+    elif step.board is not None:  # every step of a hand has one
         drawn = (
             (step.seat, step.drawn) if step.drawn is not None and step.seat is not None else None
         )
@@ -300,6 +343,7 @@ def render_step(
                 placed=_placed_index(step),
                 drawn=drawn,
                 placed_arm=_placed_arm(step),
+                faults=faults_so_far(replay, steps, index),
             )
         )
     return lines
@@ -316,6 +360,8 @@ def _match_start_lines(replay: Replay) -> list[str]:
     ]
     if replay.started_at:
         lines.append(f"  played    {replay.started_at}, {replay.duration_s:g} s")
+    if replay.policy.name != "strict":
+        lines.append(f"  policy    {replay.policy.describe()}")
     names = [printable(s.name) for s in replay.seats]
     width = max((len(n) for n in names), default=0)
     for seat, name in zip(replay.seats, names, strict=True):
@@ -371,6 +417,8 @@ def _match_end_lines(replay: Replay, steps: Sequence[Step]) -> list[str]:
             if record.status is Status.OK
             else failure_text(record.status, record.failure, record.detail)
         )
+        if faults := faults_text(record.strikes, record.restarts):
+            status += f" ({faults})"
         lines.append(
             f"  {place}. seat {seat}  {names[seat]:<{name_width}}  "
             f"{result.scores[seat]:>{score_width}} points  {status}"

@@ -20,6 +20,8 @@
   const DEFAULT_SPEED = 1;
   const UNIT = 34; // pixels per half tile on the table
   const HAND_UNIT = 22; // pixels per half tile in a hand
+  /** The evidence labels of the last lines exchanged with a bot (EXCHANGED_LABELS in html.py). */
+  const EXCHANGED_LABELS = ["referee → bot", "bot → referee"];
 
   // -- small DOM helpers (text always goes in as text, never as markup) ----------------------
 
@@ -399,6 +401,15 @@
       this.steps.forEach((s, i) => {
         if (s.kind === "hand_start") this.handStarts.push(i);
       });
+      // Each seat's strikes and restarts so far, at every step (failure policy lenient).
+      this.faults = [];
+      const strikes = data.seats.map(() => 0);
+      const restarts = data.seats.map(() => 0);
+      for (const s of this.steps) {
+        if (s.strike && (s.kind === "move" || s.kind === "retire")) strikes[s.seat] += 1;
+        if (s.kind === "restart") restarts[s.seat] += 1;
+        this.faults.push({ strikes: [...strikes], restarts: [...restarts] });
+      }
       this.build();
     }
 
@@ -528,14 +539,15 @@
     }
 
     moveItem(step, i) {
-      const li = el("li", { "data-step": i + 1, class: "mv mv-" + step.kind, onclick: () => this.go(i) });
+      const li = el("li", { "data-step": i + 1, class: "mv mv-" + step.kind + (step.strike ? " mv-strike" : ""), onclick: () => this.go(i) });
       li.append(el("span", { class: "mv-no", text: i + 1 }));
-      if (step.kind === "move" || step.kind === "retire") {
+      if (actorKind(step)) {
         li.append(el("span", { class: "seat-tag seat-bg" + step.seat, text: "S" + step.seat }));
       } else {
         li.append(el("span", { class: "seat-tag none" }));
       }
       li.append(el("span", { class: "mv-text", text: step.summary }));
+      if (step.strike) li.append(el("span", { class: "mv-badge strike", title: step.failure_text, text: "strike" }));
       if (step.kind === "move" && step.elapsed_ms !== null && step.elapsed_ms !== undefined) {
         li.append(el("span", { class: "mv-time", text: fmtMs(step.elapsed_ms) }));
       }
@@ -707,7 +719,7 @@
       const classes = ["seat", "seat-border" + seat, bottom ? "seat-focus" : "seat-other"];
       const retired = board ? board.retired.includes(seat) : info.startup_failure;
       const toMove = board && board.to_move === seat && step.kind !== "match_end";
-      const acted = (step.kind === "move" || step.kind === "retire") && step.seat === seat;
+      const acted = actorKind(step) && step.seat === seat;
       if (retired) classes.push("retired");
       if (toMove) classes.push("to-move");
       if (acted) classes.push("acted");
@@ -715,6 +727,9 @@
       if (this.view === seat) badges.push(el("span", { class: "badge you", text: "viewing" }));
       if (toMove) badges.push(el("span", { class: "badge turn", text: "to move" }));
       if (retired) badges.push(el("span", { class: "badge out", text: "retired: " + info.status }));
+      const faults = this.faultsAt(seat);
+      if (faults.restarts) badges.push(el("span", { class: "badge restarts", title: "the bot crashed and was started again", text: plural(faults.restarts, "restart") }));
+      if (faults.strikes) badges.push(el("span", { class: "badge strikes", title: this.strikesTitle(), text: plural(faults.strikes, "strike") }));
       const winners = this.winnersAt(step);
       if (winners.includes(seat)) badges.push(el("span", { class: "badge win", text: step.kind === "match_end" ? "match winner" : "hand winner" }));
       const tiles = board ? board.hands[seat] : [];
@@ -755,6 +770,23 @@
       );
     }
 
+    /** The strikes and restarts of `seat` so far (at the match end, its record's). */
+    faultsAt(seat) {
+      const step = this.steps[this.index];
+      const info = this.data.seats[seat];
+      if (step.kind === "match_end" && info.strikes !== undefined) {
+        return { strikes: info.strikes || 0, restarts: info.restarts || 0 };
+      }
+      const faults = this.faults[this.index];
+      return { strikes: faults.strikes[seat] || 0, restarts: faults.restarts[seat] || 0 };
+    }
+
+    strikesTitle() {
+      const policy = this.data.match.policy;
+      if (!policy || !policy.strikes) return "moves the referee played for this bot after a timeout or a bad reply";
+      return "moves the referee played for this bot after a timeout or a bad reply; strike " + policy.strikes + " forfeits";
+    }
+
     winnersAt(step) {
       if (step.kind === "hand_end" && step.outcome.winners.length === 1) return step.outcome.winners;
       if (step.kind === "match_end" && step.result.winner !== null) return [step.result.winner];
@@ -772,9 +804,11 @@
         el("span", { class: "end-chip", "data-end": pos }, el("small", { text: pos }), el("b", { text: value })),
       );
       this.feltInfo.replaceChildren(
-        el("div", { class: "ends" }, ends.length ? [el("span", { class: "felt-label", text: "open ends" }), ends] : el("span", { class: "felt-label", text: "no tile on the table yet" })),
-        isFives(board) ? this.countChip(board) : null,
-        this.boneyard(board.boneyard),
+        ...[
+          el("div", { class: "ends" }, ends.length ? [el("span", { class: "felt-label", text: "open ends" }), ends] : el("span", { class: "felt-label", text: "no tile on the table yet" })),
+          isFives(board) ? this.countChip(board) : null,
+          this.boneyard(board.boneyard),
+        ].filter(Boolean), // replaceChildren would write a null as the text "null"
       );
       const width = Math.max(10, Math.floor((this.board.clientWidth || 800) / UNIT));
       const fives = isFives(board);
@@ -928,6 +962,7 @@
             ),
             el("h3", { text: "Played" }),
             el("p", { class: "muted", text: (m.started_at || "unknown time") + (m.duration_s ? ", " + m.duration_s + " s" : "") }),
+            m.policy && m.policy.name !== "strict" ? [el("h3", { text: "Failure policy" }), el("p", { id: "policy", class: "policy", text: m.policy.text })] : null,
           ),
         ),
         el("p", { class: "hint", text: "Press → or ▶ to start." + this.tilesHint() }),
@@ -946,6 +981,7 @@
         match_start: "Match start",
         hand_start: "Deal",
         move: "Move",
+        restart: "Restart",
         retire: "Retirement",
         hand_end: "Hand over",
         match_end: "Match over",
@@ -954,11 +990,14 @@
         "div",
         { class: "event-head" },
         el("span", { class: "kind kind-" + step.kind, text: kindLabel }),
-        step.kind === "move" || step.kind === "retire" ? el("span", { class: "seat-tag seat-bg" + step.seat, text: "S" + step.seat }) : null,
+        actorKind(step) ? el("span", { class: "seat-tag seat-bg" + step.seat, text: "S" + step.seat }) : null,
+        step.strike ? el("span", { id: "strike-badge", class: "badge strike", title: step.failure_text, text: "strike" }) : null,
         el("p", { id: "event-text", class: "event-text", text: this.textOf(step, "headline") }),
       );
       parts.push(head);
       if (step.kind === "move") parts.push(this.moveDetails(step));
+      if (step.kind === "move" && step.strike) parts.push(this.evidence("", step.evidence, step.seat, "strike"));
+      if (step.kind === "restart") parts.push(this.evidence("", step.evidence, step.seat, "restart"));
       if (step.kind === "retire") parts.push(this.evidence("", step.evidence, step.seat));
       if (step.kind === "hand_end") parts.push(this.handEndTable(step));
       if (step.kind === "match_end") parts.push(this.resultTable(step));
@@ -969,7 +1008,9 @@
 
     moveDetails(step) {
       const box = el("div", { class: "move-details" });
-      if (step.auto) {
+      if (step.strike) {
+        box.append(el("p", { class: "strike-note", text: "The bot's answer did not count: the referee played this move for it, a random legal move chosen from the match seed and the request id." }));
+      } else if (step.auto) {
         box.append(el("p", { class: "muted", text: "The referee passed for this retired seat: no request was sent, no time counted." }));
         return box;
       }
@@ -998,26 +1039,38 @@
       return box;
     }
 
-    evidence(text, rows, seat) {
+    /**
+     * A failure's evidence rows as a table, with the bot's command and stderr tail. `kind` is
+     * "strike" or "restart" for a fault the bot survived (only the failure's own stderr tail is
+     * shown then: the seat's stderr goes on after it), else a failure that retired the seat.
+     */
+    evidence(text, rows, seat, kind) {
       const info = this.data.seats[seat];
       const table = el("table", { class: "evidence-table" });
       let stderr = null;
+      let exchanged = false;
       for (const [label, value] of rows || []) {
         if (label === "stderr tail") {
           stderr = value;
           continue;
         }
-        table.append(el("tr", {}, el("th", { text: label }), el("td", { text: value })));
+        const line = EXCHANGED_LABELS.includes(label);
+        if (line && !exchanged) {
+          exchanged = true;
+          table.append(el("tr", { class: "exchanged-head" }, el("th", { colspan: 2, text: "last lines exchanged, oldest first" })));
+        }
+        table.append(el("tr", { class: line ? "exchanged" : null }, el("th", { text: label }), el("td", { text: value })));
       }
-      if (!stderr && info.stderr_tail) stderr = info.stderr_tail;
+      if (!stderr && info.stderr_tail && !kind) stderr = info.stderr_tail;
+      const title = { strike: "Strike evidence", restart: "Restart evidence" }[kind] || "Failure evidence";
       return el(
         "div",
-        { class: "evidence", id: "evidence" },
-        el("h3", { text: "Failure evidence: seat " + seat + " (" + info.name + ")" }),
+        { class: "evidence" + (kind ? " evidence-" + kind : ""), id: "evidence" },
+        el("h3", { text: title + ": seat " + seat + " (" + info.name + ")" }),
         text ? el("p", { class: "evidence-summary", text: text }) : null,
         table,
         el("p", { class: "muted command" }, "command: ", el("code", { text: info.command })),
-        stderr ? el("div", { class: "stderr" }, el("div", { class: "stderr-label", text: "stderr tail" + (info.stderr_cut ? " (end)" : "") }), el("pre", { text: stderr })) : null,
+        stderr ? el("div", { class: "stderr" }, el("div", { class: "stderr-label", text: "stderr tail" + (info.stderr_cut && !kind ? " (end)" : "") }), el("pre", { text: stderr })) : null,
       );
     }
 
@@ -1057,7 +1110,12 @@
           el("td", { class: "num", text: place + 1 + "." }),
           el("td", {}, el("span", { class: "seat-tag seat-bg" + seat, text: "S" + seat }), " " + s.name),
           el("td", { class: "num strong", text: r.scores[seat] }),
-          el("td", { class: s.status === "ok" ? "ok" : "bad", text: s.status === "ok" ? "ok" : s.failure_text }),
+          el(
+            "td",
+            { class: s.status === "ok" ? "ok" : "bad" },
+            s.status === "ok" ? "ok" : s.failure_text,
+            faultsText(s) ? el("span", { class: "faults", text: " (" + faultsText(s) + ")" }) : null,
+          ),
         );
       });
       const hands = this.steps.filter((s) => s.kind === "hand_end").map((s) => el("li", { text: s.summary }));
@@ -1123,6 +1181,23 @@
     if (!board.arms) return "";
     const text = (arm) => (board.arms[arm] || []).map((t) => t[0] + "|" + t[1]).join(" ") || "empty";
     return "; north arm: " + text("north") + "; south arm: " + text("south");
+  }
+
+  /** Whether a step is something a seat did or underwent (its seat tag is shown). */
+  function actorKind(step) {
+    return step.kind === "move" || step.kind === "retire" || step.kind === "restart";
+  }
+
+  function plural(count, word) {
+    return count + " " + word + (count === 1 ? "" : "s");
+  }
+
+  /** "1 restart, 2 strikes" from a seat's record; "" when it had neither. */
+  function faultsText(seat) {
+    const parts = [];
+    if (seat.restarts) parts.push(plural(seat.restarts, "restart"));
+    if (seat.strikes) parts.push(plural(seat.strikes, "strike"));
+    return parts.join(", ");
   }
 
   function capital(text) {

@@ -56,11 +56,14 @@ _STATE_JS = """
       name: card.querySelector(".seat-name").textContent,
       retired: card.classList.contains("retired"),
       toMove: card.classList.contains("to-move"),
+      badges: q(".seat-head .badge", card).map((b) => b.textContent),
     };
   }
   const boneyard = document.querySelector(".boneyard");
   const text = document.getElementById("event-text");
   const error = document.getElementById("error");
+  const evidence = document.getElementById("evidence");
+  const kind = document.querySelector("#event .event-head .kind");
   return {
     error: error ? error.textContent : null,
     step: app.dataset.step ? Number(app.dataset.step) : null,
@@ -73,11 +76,20 @@ _STATE_JS = """
     ends: q("#layout .end-marker").map((g) => [g.dataset.end, Number(g.dataset.value)]),
     text: text ? text.textContent : null,
     current: current ? { step: Number(current.dataset.step),
-                         text: current.querySelector(".mv-text").textContent } : null,
+                         text: current.querySelector(".mv-text").textContent,
+                         strike: current.classList.contains("mv-strike"),
+                         badges: q(".mv-badge", current).map((b) => b.textContent) } : null,
+    kind: kind ? kind.textContent : null,
+    strikeBadge: (document.getElementById("strike-badge") || {}).textContent || null,
     seats,
     boneyard: boneyard ? Number(boneyard.dataset.count) : null,
     boneyardFaceUp: boneyard ? q(".face-up", boneyard).length : null,
-    evidence: (document.getElementById("evidence") || {}).textContent || null,
+    evidence: evidence ? evidence.textContent : null,
+    evidenceTitle: evidence ? evidence.querySelector("h3").textContent : null,
+    evidenceRows: evidence
+      ? q("tr", evidence).map((tr) => q("th, td", tr).map((c) => c.textContent))
+      : [],
+    stderr: (document.querySelector("#evidence .stderr pre") || {}).textContent || null,
     clock: (document.getElementById("clock") || {}).textContent || null,
     debug: (document.querySelector("#debug q") || {}).textContent || null,
     slider: (document.getElementById("slider") || {}).value || null,

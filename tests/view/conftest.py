@@ -1,5 +1,6 @@
 """Fixtures of the viewer tests: one headless Chromium per session, a fresh page per test, and
-a screenshot of the page in test-artifacts/ when a test fails."""
+a screenshot of the page in test-artifacts/ when a test fails; the matches played under the
+``lenient`` failure policy."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from arena.replay import Replay
 from tests.view.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ViewerPage
+from tests.view.matches import LENIENT, play_lenient, play_scripted, scripted_bot
 
 try:
     from playwright.sync_api import sync_playwright
@@ -84,3 +87,25 @@ def viewer(shared_page: Any, request: pytest.FixtureRequest) -> Iterator[ViewerP
         assert not page.errors, f"script errors on the page: {page.errors}"
     finally:
         page.detach()
+
+
+# -- matches under the lenient failure policy --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lenient(tmp_path_factory: pytest.TempPathFactory) -> Replay:
+    """Policy lenient, seed 2: seat 0 ("wobbly", in-memory) is struck once at its 2nd request,
+    seat 1 (tests/bots/player.py, a real process) crashes at its 3rd and is restarted
+    (:func:`tests.view.matches.play_lenient`)."""
+    return play_lenient(tmp_path_factory.mktemp("lenient") / "crashed")
+
+
+@pytest.fixture(scope="module")
+def struck_out() -> Replay:
+    """Policy lenient, three seats, seed 6: seat 2 ("wobbly") passes illegally at its 2nd, 3rd
+    and 4th requests: two strikes, then the third forfeits (retired, two seats play on)."""
+    return play_scripted(
+        [scripted_bot("first"), scripted_bot("second"), scripted_bot("wobbly", fail_at=(2, 3, 4))],
+        seed=6,
+        policy=LENIENT,
+    )

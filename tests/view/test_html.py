@@ -65,13 +65,15 @@ def crashed() -> Replay:
 def pages(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """Writes a replay's page once per module and returns its path."""
     folder = tmp_path_factory.mktemp("pages")
-    written: dict[int, Path] = {}
+    # Keyed by id, holding the replay: a replay made in a test and freed must not hand its id,
+    # and so its page, to a replay made later.
+    written: dict[int, tuple[Replay, Path]] = {}
 
     def page_of(replay: Replay) -> Path:
         key = id(replay)
         if key not in written:
-            written[key] = write_html(replay, folder / f"replay-{len(written)}.html")
-        return written[key]
+            written[key] = (replay, write_html(replay, folder / f"replay-{len(written)}.html"))
+        return written[key][1]
 
     return page_of
 
@@ -532,3 +534,200 @@ def test_hostile_names_and_notes_are_shown_as_text(viewer: ViewerPage, tmp_path:
     viewer.open(path, f"#move={noted + 1}")
     assert viewer.page.inner_text("#debug q").startswith("<b>bold</b>")
     assert viewer.page.locator("#debug b").count() == 0
+
+
+# -- strikes and restarts (failure policy lenient) ---------------------------------------------
+
+#: What the event card says under a move the referee played for a struck bot.
+STRIKE_NOTE = (
+    "The bot's answer did not count: the referee played this move for it, a random legal move "
+    "chosen from the match seed and the request id."
+)
+
+
+def fault_badges(state: dict[str, Any], seat: int) -> list[str]:
+    """The strike and restart badges on a seat's card."""
+    return [b for b in state["seats"][str(seat)]["badges"] if "strike" in b or "restart" in b]
+
+
+@pytest.mark.slow
+def test_a_strike_move_shows_its_badge_and_evidence(
+    viewer: ViewerPage, lenient: Replay, pages: Any
+) -> None:
+    """Stepping onto the move the referee played for a struck bot: the sentence, a "strike"
+    badge in the event card and in the move list, the strike's evidence with the last lines
+    exchanged, and "1 strike" on the seat's card (not before)."""
+    steps = build_steps(lenient)
+    index = next(i for i, s in enumerate(steps) if s.action is not None and s.action.strike)
+    state = viewer.open(pages(lenient), f"#move={index}")
+    assert state["strikeBadge"] is None
+    assert fault_badges(state, 0) == []
+    state = viewer.press("ArrowRight")
+    assert state["step"] == index + 1
+    assert_tells(lenient, steps[index], state)
+    assert state["text"] == (
+        "STRIKE (illegal_move: illegal move PASS in request 3; open ends left=2, right=1); "
+        "for seat 0 (wobbly) the referee plays 6-6 on right, 6 out"
+    )
+    assert state["kind"] == "Move"
+    assert state["strikeBadge"] == "strike"
+    assert state["current"] == {
+        "step": index + 1,
+        "text": "strike: plays 6-6 on right, 6 out",
+        "strike": True,
+        "badges": ["strike"],
+    }
+    assert viewer.page.inner_text(".strike-note") == STRIKE_NOTE
+    assert state["evidenceTitle"] == "Strike evidence: seat 0 (wobbly)"
+    rows = state["evidenceRows"]
+    assert rows[:8] == [
+        ["status", "illegal_move"],
+        ["what happened", "illegal move PASS in request 3; open ends left=2, right=1"],
+        ["phase", "answering a request"],
+        ["hand", "1"],
+        ["request id", "3"],
+        ["move asked for", "PASS"],
+        ["legal moves", "6-6 on right, 6 out"],
+        ["last lines exchanged, oldest first"],
+    ]
+    assert rows[8] == ["bot → referee", '{"type": "ready", "name": "wobbly"}']
+    assert rows[-1] == ["bot → referee", '{"type": "move", "id": 3, "move": {"action": "pass"}}']
+    assert rows[-2][0] == "referee → bot"
+    assert rows[-2][1].startswith('{"type":"request","id":3,"hand_number":1,')
+    assert " characters cut] … " in rows[-2][1]
+    assert state["stderr"] is None  # the bot lives on: its stderr is not a crash's
+    assert fault_badges(state, 0) == ["1 strike"]
+    assert fault_badges(state, 1) == []
+    # The table shows the substitute move like any other: 6-6 placed on the right.
+    assert state["placed"] == [2]
+    assert "null" not in viewer.page.inner_text(".felt-info")
+
+
+@pytest.mark.slow
+def test_a_restart_step_shows_the_crash_and_its_evidence(
+    viewer: ViewerPage, lenient: Replay, pages: Any
+) -> None:
+    """The restart step tells the crash, lists "restarted after crash", shows the crash record
+    with the last lines exchanged and the crashed process's stderr, and leaves the table as
+    it was; the seat's card says "1 restart"."""
+    steps = build_steps(lenient)
+    index = next(i for i, s in enumerate(steps) if s.kind is StepKind.RESTART)
+    failure = steps[index].failure
+    assert failure is not None
+    assert failure.exit_code == 3
+    before = viewer.open(pages(lenient), f"#move={index}")
+    state = viewer.press("ArrowRight")
+    assert state["step"] == index + 1
+    assert state["text"] == (
+        f"seat 1 (player-crash_once) is restarted after crash: {failure.detail}"
+    )
+    assert state["text"] == describe(lenient, steps[index])
+    assert state["kind"] == "Restart"
+    assert state["strikeBadge"] is None
+    assert state["current"] == {
+        "step": index + 1,
+        "text": "restarted after crash",
+        "strike": False,
+        "badges": [],
+    }
+    assert state["evidenceTitle"] == "Restart evidence: seat 1 (player-crash_once)"
+    rows = state["evidenceRows"]
+    assert rows[:3] == [
+        ["status", "crash"],
+        ["what happened", failure.detail],
+        ["phase", "answering a request"],
+    ]
+    assert ["exit code", "3"] in rows
+    assert ["request id", str(failure.request_id)] in rows
+    assert ["last lines exchanged, oldest first"] in rows
+    assert rows[-1][0] == "referee → bot"
+    assert rows[-1][1].startswith(f'{{"type":"request","id":{failure.request_id},')
+    assert state["stderr"] == "Traceback: player.py crashed once\n"
+    assert state["layout"] == before["layout"]
+    assert state["placed"] == []
+    assert state["seats"]["1"]["badges"] == ["to move", "1 restart"]
+    assert fault_badges(state, 0) == ["1 strike"]
+
+
+@pytest.mark.slow
+def test_seat_badges_count_strikes_and_restarts_as_they_happen(
+    viewer: ViewerPage, lenient: Replay, pages: Any
+) -> None:
+    """At every step each seat's card counts the strikes and restarts so far; the match end
+    ranks the seats with them."""
+    steps = build_steps(lenient)
+    viewer.open(pages(lenient))
+    states = viewer.every_step()
+    strikes = restarts = 0
+    for step, state in zip(steps, states, strict=True):
+        strikes += step.action is not None and step.action.strike is not None
+        restarts += step.kind is StepKind.RESTART
+        assert fault_badges(state, 0) == (["1 strike"] if strikes else [])
+        assert fault_badges(state, 1) == (["1 restart"] if restarts else [])
+    assert (strikes, restarts) == (1, 1)
+    viewer.press("End")
+    statuses = viewer.page.locator(".result tbody td:last-child").all_inner_texts()
+    assert statuses == ["ok (1 restart)", "ok (1 strike)"]  # seat 1 won
+
+
+@pytest.mark.slow
+def test_the_policy_is_shown_at_the_match_start_unless_strict(
+    viewer: ViewerPage, lenient: Replay, duo: Replay, pages: Any
+) -> None:
+    """The match start names a lenient policy with its numbers; a strict match says nothing."""
+    viewer.open(pages(lenient))
+    assert viewer.page.inner_text("#policy") == "lenient (3 strikes, 1 restart)"
+    viewer.open(pages(duo))
+    assert viewer.page.locator("#policy").count() == 0
+    assert viewer.page.locator(".match-card h3").all_text_contents() == [
+        "Rules",
+        "Clock",
+        "Played",
+    ]
+
+
+def test_the_strike_that_forfeits_is_a_retirement_marked_strike(
+    viewer: ViewerPage, struck_out: Replay, pages: Any
+) -> None:
+    """Two strikes are moves; the third retires the seat: a retirement with its failure
+    evidence, marked "strike" in the list, and "3 strikes" on the retired seat's card."""
+    steps = build_steps(struck_out)
+    strikes = [i for i, s in enumerate(steps) if s.action is not None and s.action.strike]
+    retire = next(i for i, s in enumerate(steps) if s.kind is StepKind.RETIRE)
+    assert len(strikes) == 2
+    assert strikes[-1] < retire
+    state = viewer.open(pages(struck_out), f"#move={strikes[-1] + 1}")
+    assert state["seats"]["2"]["badges"] == ["2 strikes"]
+    state = viewer.open(pages(struck_out), f"#move={retire + 1}")
+    assert_tells(struck_out, steps[retire], state)
+    assert state["kind"] == "Retirement"
+    assert state["strikeBadge"] == "strike"
+    assert state["current"]["text"] == "retired: illegal_move"
+    assert state["current"]["badges"] == ["strike"]
+    assert state["evidenceTitle"] == "Failure evidence: seat 2 (wobbly)"
+    assert [
+        "what happened",
+        "illegal move PASS in request 10; open ends left=0, right=2; strike 3 of 3: forfeit",
+    ] in state["evidenceRows"]
+    # Its turn is still on: the referee passes for it next.
+    assert state["seats"]["2"]["badges"] == ["to move", "retired: illegal_move", "3 strikes"]
+
+
+def test_a_retirement_shows_the_last_lines_exchanged(
+    viewer: ViewerPage, trio_retired: Replay, pages: Any
+) -> None:
+    """A strict retirement's evidence ends with the last lines exchanged, the bot's reply last."""
+    failure = trio_retired.seats[2].failure
+    assert failure is not None
+    steps = build_steps(trio_retired)
+    index = next(i for i, s in enumerate(steps) if s.kind is StepKind.RETIRE)
+    state = viewer.open(pages(trio_retired), f"#move={index + 1}")
+    rows = state["evidenceRows"]
+    head = rows.index(["last lines exchanged, oldest first"])
+    assert rows[head - 1][0] == "legal moves"
+    reply = f'{{"type": "move", "id": {failure.request_id}, "move": {{"action": "pass"}}}}'
+    assert rows[-1] == ["bot → referee", reply]
+    assert [label for label, _ in rows[head + 1 :]] == [
+        "referee → bot" if line.direction == "sent" else "bot → referee"
+        for line in failure.messages or []
+    ]

@@ -10,9 +10,19 @@ import msgspec
 import pytest
 
 from arena.cli import main
-from arena.replay import Failure, Replay, Status, encode_replay, read_replay, write_replay
+from arena.replay import (
+    Action,
+    ExchangedLine,
+    Failure,
+    Replay,
+    Restart,
+    Status,
+    encode_replay,
+    read_replay,
+    write_replay,
+)
 from arena.view import html
-from arena.view.steps import build_steps, describe
+from arena.view.steps import StepKind, build_steps, describe
 from tests.view.matches import play_scripted, scripted_bot
 
 VIEWER_JS = Path(html.__file__).with_name("viewer.js")
@@ -30,6 +40,12 @@ def replay() -> Replay:
         seed=5,
         hands=2,
     )
+
+
+def exchanged_rows(failure: Failure) -> list[list[str]]:
+    """The evidence rows the failure's last lines exchanged should make (short lines only)."""
+    labels = {"sent": "referee → bot", "received": "bot → referee"}
+    return [[labels[line.direction], line.text] for line in failure.messages or []]
 
 
 def embedded(page: str) -> object:
@@ -240,3 +256,182 @@ def test_cli_refuses_an_unknown_replay_format(
     assert main(["view", str(source), "--html", str(out)]) == 2
     assert "replay format 3" in capsys.readouterr().err
     assert not out.exists()
+
+
+# -- strikes and restarts (failure policy lenient) ---------------------------------------------
+
+
+def only_strike(replay: Replay) -> Action:
+    """The one move the referee played for a struck bot."""
+    struck = [
+        e for h in replay.hands for e in h.events if isinstance(e, Action) and e.strike is not None
+    ]
+    assert len(struck) == 1
+    return struck[0]
+
+
+@pytest.mark.slow
+def test_a_strike_move_carries_its_status_evidence_and_last_lines(lenient: Replay) -> None:
+    """The move played for a struck bot is marked a strike, worded "strike: plays ...", and
+    carries the strike's status, sentence and evidence: the move asked for, the legal ones and
+    the last lines exchanged, each labelled with its direction."""
+    action = only_strike(lenient)
+    failure = action.strike
+    assert failure is not None
+    data = html.viewer_data(lenient)
+    struck = [item for item in data["steps"] if item.get("strike")]
+    assert len(struck) == 1
+    item = struck[0]
+    assert (item["kind"], item["seat"], item["auto"]) == ("move", 0, True)
+    assert item["summary"] == "strike: plays 6-6 on right, 6 out"
+    assert item["status"] == "illegal_move"
+    assert item["failure_text"] == (
+        "illegal_move: illegal move PASS in request 3; open ends left=2, right=1"
+    )
+    assert item["headline"] == (
+        "STRIKE (illegal_move: illegal move PASS in request 3; open ends left=2, right=1); "
+        "for seat 0 (wobbly) the referee plays 6-6 on right, 6 out"
+    )
+    rows = item["evidence"]
+    assert rows[:7] == [
+        ["status", "illegal_move"],
+        ["what happened", "illegal move PASS in request 3; open ends left=2, right=1"],
+        ["phase", "answering a request"],
+        ["hand", "1"],
+        ["request id", "3"],
+        ["move asked for", "PASS"],
+        ["legal moves", "6-6 on right, 6 out"],
+    ]
+    lines = rows[7:]
+    assert failure.messages is not None
+    assert len(lines) == len(failure.messages) == 6
+    assert [label for label, _ in lines] == [r[0] for r in exchanged_rows(failure)]
+    assert lines[0] == ["bot → referee", '{"type": "ready", "name": "wobbly"}']
+    assert lines[-1] == ["bot → referee", '{"type": "move", "id": 3, "move": {"action": "pass"}}']
+    request = lines[-2][1]  # the request struck, its middle cut
+    assert request.startswith('{"type":"request","id":3,"hand_number":1,')
+    assert request.endswith(',"time_left_ms":2000,"bank_ms":0,"retired":[]}')
+    assert re.search(r" … \[\d+ characters cut\] … ", request)
+    # Every other move is no strike.
+    assert sum("strike" in i for i in data["steps"]) == 1
+
+
+@pytest.mark.slow
+def test_a_restart_step_carries_the_crash_and_its_evidence(lenient: Replay) -> None:
+    """The restart step says "restarted after crash" and carries the crash record: the exit
+    code, the request, the last lines exchanged and the crashed process's stderr tail (last)."""
+    restarts = [e for h in lenient.hands for e in h.events if isinstance(e, Restart)]
+    assert len(restarts) == 1
+    failure = restarts[0].failure
+    assert failure.exit_code == 3
+    data = html.viewer_data(lenient)
+    items = [item for item in data["steps"] if item["kind"] == "restart"]
+    assert len(items) == 1
+    item = items[0]
+    assert item["seat"] == 1
+    assert item["summary"] == "restarted after crash"
+    assert item["status"] == "crash"
+    assert item["failure_text"] == f"crash: {failure.detail}"
+    assert item["text"] == f"seat 1 (player-crash_once) is restarted after crash: {failure.detail}"
+    rows = item["evidence"]
+    assert rows[:3] == [
+        ["status", "crash"],
+        ["what happened", failure.detail],
+        ["phase", "answering a request"],
+    ]
+    assert ["exit code", "3"] in rows
+    assert ["request id", str(failure.request_id)] in rows
+    assert rows[-1] == ["stderr tail", "Traceback: player.py crashed once\n"]
+    assert failure.messages is not None
+    lines = [row for row in rows if row[0] in ("referee → bot", "bot → referee")]
+    assert [label for label, _ in lines] == [r[0] for r in exchanged_rows(failure)]
+    assert lines[-1][0] == "referee → bot"  # the request it crashed on
+    assert lines[-1][1].startswith(f'{{"type":"request","id":{failure.request_id},')
+    # The board is the one before the crash: a restart changes nothing on the table.
+    index = data["steps"].index(item)
+    assert item["board"] == data["steps"][index - 1]["board"]
+
+
+@pytest.mark.slow
+def test_seats_count_their_strikes_and_restarts_and_the_policy_is_named(lenient: Replay) -> None:
+    """The seat data counts the strikes and restarts, and the match names its policy; a strict
+    match counts none and names ``strict``."""
+    data = html.viewer_data(lenient)
+    assert [(s["strikes"], s["restarts"]) for s in data["seats"]] == [(1, 0), (0, 1)]
+    assert [s["status"] for s in data["seats"]] == ["ok", "ok"]
+    assert data["match"]["policy"] == {
+        "name": "lenient",
+        "strikes": 3,
+        "restarts": 1,
+        "text": "lenient (3 strikes, 1 restart)",
+    }
+    assert html.failure_step(lenient, build_steps(lenient), 0) is None
+    assert html.failure_step(lenient, build_steps(lenient), 1) is None
+
+
+def test_strict_matches_have_no_strikes_and_the_strict_policy(replay: Replay) -> None:
+    """A strict match: no strikes, no restarts, policy ``strict``."""
+    data = html.viewer_data(replay)
+    assert [(s["strikes"], s["restarts"]) for s in data["seats"]] == [(0, 0)] * 3
+    assert data["match"]["policy"]["text"] == "strict"
+    assert not any("strike" in item for item in data["steps"])
+
+
+def test_the_strike_that_forfeits_is_the_retirement(struck_out: Replay) -> None:
+    """Two strikes are moves; the third retires the seat: its retirement is the failure step
+    (not a strike), marked a strike, and the seat counts three."""
+    steps = build_steps(struck_out)
+    data = html.viewer_data(struck_out, steps)
+    seat = struck_out.seats[2]
+    assert (seat.status, seat.strikes) == (Status.ILLEGAL_MOVE, 3)
+    number = html.failure_step(struck_out, steps, 2)
+    assert number is not None
+    assert steps[number - 1].kind is StepKind.RETIRE
+    assert steps[number - 1].seat == 2
+    marked = [(i + 1, item["kind"]) for i, item in enumerate(data["steps"]) if item.get("strike")]
+    assert [kind for _, kind in marked] == ["move", "move", "retire"]
+    assert marked[-1][0] == number
+    retire = data["steps"][number - 1]
+    assert retire["summary"] == "retired: illegal_move"  # two seats play on
+    assert retire["failure_text"] == (
+        "illegal_move: illegal move PASS in request 10; open ends left=0, right=2; "
+        "strike 3 of 3: forfeit"
+    )
+    assert data["seats"][2]["strikes"] == 3
+
+
+def test_a_retirement_shows_the_last_lines_exchanged(replay: Replay) -> None:
+    """A retirement's evidence has the last lines exchanged too, before the stderr tail."""
+    failure = replay.seats[2].failure
+    assert failure is not None
+    assert failure.messages
+    retire = next(s for s in html.viewer_data(replay)["steps"] if s["kind"] == "retire")
+    lines = [row for row in retire["evidence"] if row[0] in ("referee → bot", "bot → referee")]
+    assert len(lines) == len(failure.messages)
+    reply = f'{{"type": "move", "id": {failure.request_id}, "move": {{"action": "pass"}}}}'
+    assert lines[-1] == ["bot → referee", reply]
+
+
+def test_long_exchanged_lines_are_cut_in_the_middle_and_escaped() -> None:
+    """A long line keeps its first 160 and last 80 characters with the cut counted between;
+    a short one is whole; control characters are escaped; the stderr tail stays last."""
+    long = '{"type":"request","id":9,' + "x" * 400 + ',"retired":[]}'
+    failure = Failure(
+        status=Status.TIMEOUT,
+        detail="did not answer in time",
+        phase="move",
+        messages=[
+            ExchangedLine("sent", long),
+            ExchangedLine("received", "half\x1b[2J a line"),
+        ],
+        stderr_tail="thinking...\n",
+    )
+    rows = html.evidence_rows(failure)
+    cut = len(long) - 240
+    assert rows[-3:] == [
+        ["referee → bot", f"{long[:160]} … [{cut} characters cut] … {long[-80:]}"],
+        ["bot → referee", "half\\x1b[2J a line"],
+        ["stderr tail", "thinking...\n"],
+    ]
+    short = "y" * 280  # up to 280 characters: not worth a cut
+    assert html.exchanged_text(ExchangedLine("sent", short)) == short
