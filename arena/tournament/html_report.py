@@ -5,7 +5,10 @@ The page shows the standings and the ratings (the same numbers as ``arena standi
 :func:`~arena.tournament.ratings_view.compute_ratings`), the cross-table, every bot's failures
 with their evidence, and every match, each linking to its replay viewer page
 (:mod:`arena.view.html`) by a path relative to the report's folder. A failure links straight to
-the step of its match's page that shows it (``PAGE.html#move=N``).
+the step of its match's page that shows it (``PAGE.html#move=N``), and to the match's failure
+bundle (``NAME.failures/README.txt`` beside the replay, when the worker wrote one). Under the
+failure policy ``lenient`` the strikes and restarts are failures too: each is listed, from the
+replay (:func:`arena.failure_report.failures_of`), linking to the strike's move or the restart.
 
 The tournament's worker writes each match's viewer page beside its replay (``.json`` becomes
 ``.html``). A page that is missing is made here from the replay; a replay that cannot be shown
@@ -23,17 +26,22 @@ import json
 import os
 import urllib.parse
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
+from arena.failure_report import bundle_path, failures_of
+from arena.policy import STRICT, FailurePolicy
 from arena.replay import Replay, ReplayError, Status, read_replay
 from arena.tournament.ratings_view import RatingsView, compute_ratings
+from arena.tournament.settings import TournamentSettings
 from arena.tournament.standings import BotStanding, Standings, compute_standings
 from arena.tournament.store import MatchRow, Store
 from arena.view.html import evidence_rows, failure_step, render_page, viewer_data
-from arena.view.steps import Step, StepsError, build_steps
+from arena.view.steps import Step, StepKind, StepsError, build_steps
 
 #: The most of a bot's stderr tail one failure shows in the report (its end); the viewer page
 #: linked next to it has more.
@@ -59,7 +67,12 @@ PALETTE = (
 
 @dataclass
 class FailureEntry:
-    """One bot's failure in one match, with what the report shows of it."""
+    """One bot's failure in one match, with what the report shows of it.
+
+    ``cost`` is what the failure cost (:class:`arena.failure_report.FailureEntry`):
+    ``"forfeit"`` (the seat's failure, as stored), or under the failure policy ``lenient`` a
+    ``"strike"`` or a ``"restart"`` (found in the replay).
+    """
 
     table: int
     round: int
@@ -68,6 +81,7 @@ class FailureEntry:
     status: str
     detail: str
     opponents: list[str]
+    cost: str = "forfeit"
     step: int | None = None
     hand: int | None = None
     evidence: list[list[str]] = field(default_factory=list)
@@ -84,11 +98,19 @@ class MatchEntry:
     made: bool = False
     note: str = ""
     failures: list[FailureEntry] = field(default_factory=list)
+    bundle: Path | None = None
 
     @property
     def idx(self) -> int:
         """The match's table number."""
         return self.row.table.idx
+
+    @property
+    def failed(self) -> bool:
+        """Whether anything failed in the match: a seat's failure, a strike or a restart."""
+        return any(
+            s.status is not Status.OK or s.strikes or s.restarts for s in self.row.summary.seats
+        )
 
 
 @dataclass(frozen=True)
@@ -119,6 +141,26 @@ def find_replay(stored: str, db_dir: Path, others: Sequence[Path] = ()) -> Path 
     return None
 
 
+def find_bundle(replay: Path) -> Path | None:
+    """The ``README.txt`` of the failure bundle beside ``replay`` (``NAME.failures/``,
+    :func:`arena.failure_report.bundle_path`), or ``None`` when there is none."""
+    readme = bundle_path(replay) / "README.txt"
+    return readme if readme.is_file() else None
+
+
+def tournament_policy(store: Store) -> FailurePolicy | None:
+    """The failure policy of ``store``'s tournament, as stored with its settings (strict for a
+    tournament recorded before policies existed); ``None`` when the stored settings do not
+    make one (the reports show the rest)."""
+    config = store.config()
+    if config is None:
+        return STRICT
+    try:
+        return TournamentSettings.from_dict(config).failure_policy()
+    except (TypeError, ValueError):
+        return None
+
+
 def _page_of(replay: Path) -> Path:
     return replay.with_suffix(".html")
 
@@ -143,6 +185,7 @@ def collect_matches(store: Store, others: Sequence[Path] = ()) -> list[MatchEntr
         else:
             page = _page_of(entry.replay)
             entry.page = page if page.is_file() else None
+            entry.bundle = find_bundle(entry.replay)
         failed = [s for s in row.summary.seats if s.status is not Status.OK]
         entry.failures = [
             FailureEntry(
@@ -156,7 +199,7 @@ def collect_matches(store: Store, others: Sequence[Path] = ()) -> list[MatchEntr
             )
             for s in failed
         ]
-        if entry.replay is not None and (entry.page is None or failed):
+        if entry.replay is not None and (entry.page is None or entry.failed):
             _read_and_draw(entry)
         entries.append(entry)
     return entries
@@ -184,20 +227,56 @@ def _read_and_draw(entry: MatchEntry) -> None:
 
 
 def _failure_details(entry: MatchEntry, replay: Replay, steps: Sequence[Step]) -> None:
-    for item in entry.failures:
-        if item.seat >= len(replay.seats):
-            continue
-        item.step = failure_step(replay, steps, item.seat)
-        failure = replay.seats[item.seat].failure
-        if failure is None:
-            continue
+    """Every failure of the match in match order, each with its step and evidence: the stored
+    forfeits, and the strikes and restarts the replay records (a forfeit the replay does not
+    show stays, as stored, at the end)."""
+    stored = {item.seat: item for item in entry.failures}
+    # The strike moves and the restarts, in match order: the same order as failures_of's.
+    marked = [
+        (number, step)
+        for number, step in enumerate(steps, start=1)
+        if step.kind is StepKind.RESTART
+        or (step.kind is StepKind.MOVE and step.action is not None and step.action.strike)
+    ]
+    found: list[FailureEntry] = []
+    for recorded in failures_of(replay):
+        failure = recorded.failure
+        if recorded.cost == "forfeit":
+            item = stored.pop(recorded.seat, None)
+            if item is None:  # the store is the record of the seats' results
+                continue
+            item.step = failure_step(replay, steps, recorded.seat)
+            played = None
+        else:
+            item = FailureEntry(
+                table=entry.idx,
+                round=entry.row.table.round,
+                seat=recorded.seat,
+                entrant=entry.row.table.seats[recorded.seat],
+                status=failure.status.value,
+                detail=failure.detail,
+                opponents=[n for i, n in enumerate(entry.names) if i != recorded.seat],
+                cost=recorded.cost,
+            )
+            number, step = marked.pop(0) if marked else (None, None)
+            if step is not None and step.seat == recorded.seat and step.failure == failure:
+                item.step = number
+            played = step.action if step is not None else None
         item.hand = failure.hand_number
-        rows = evidence_rows(failure)
         item.evidence = [
             [label, value[-STDERR_KEEP:] if label == "stderr tail" else value]
-            for label, value in rows
+            for label, value in evidence_rows(failure)
             if label not in ("status", "what happened")
         ]
+        if recorded.cost == "strike" and played is not None and item.step is not None:
+            item.evidence.insert(0, ["played for the bot", _wire(played.move)])
+        found.append(item)
+    entry.failures = found + list(stored.values())
+
+
+def _wire(move: object) -> str:
+    """A move as it goes over the wire: ``{"action":"play","tile":[3,5],...}``."""
+    return msgspec.json.encode(move).decode()
 
 
 # -- the page ----------------------------------------------------------------------------------
@@ -257,6 +336,7 @@ def render_report(
     standings = compute_standings(entrants, [e.row for e in entries])
     ratings = compute_ratings(store)
     config = store.config() or {}
+    policy = tournament_policy(store)
     kept = [b.entrant for b in standings.bots]
     ctx = _Context(
         base=out.parent,
@@ -269,10 +349,10 @@ def render_report(
     moment = (now or datetime.datetime.now(datetime.UTC)).isoformat(timespec="seconds")
     body = "\n".join(
         [
-            _header(config, standings, scheduled, ctx),
+            _header(config, standings, scheduled, ctx, policy),
             _nav(len(failures), len(entries)),
             '<main class="report">',
-            _summary(entries, scheduled, failures, store),
+            _summary(entries, scheduled, failures, store, policy),
             _standings_section(standings, ctx),
             _ratings_section(ratings, ctx),
             _cross_section(standings, ctx),
@@ -290,7 +370,13 @@ def render_report(
     return _PAGE.format(title=_e(title), css=_CSS, body=body, js=_JS)
 
 
-def _header(config: dict[str, Any], standings: Standings, scheduled: int, ctx: _Context) -> str:
+def _header(
+    config: dict[str, Any],
+    standings: Standings,
+    scheduled: int,
+    ctx: _Context,
+    policy: FailurePolicy | None,
+) -> str:
     game = str(config.get("game", "matador"))
     fmt = str(config.get("format", "round-robin"))
     chips = [
@@ -308,6 +394,8 @@ def _header(config: dict[str, Any], standings: Standings, scheduled: int, ctx: _
     chips.append(f"{config.get('move_ms', '?')} ms a move")
     if config.get("seed") is not None:
         chips.append(f"seed {config['seed']}")
+    if policy is None or policy.name != "strict":
+        chips.append(f"policy {_policy_text(policy, config)}")
     leaders = standings.bots[:3]
     lead = (
         "".join(
@@ -344,25 +432,50 @@ def _nav(failures: int, matches: int) -> str:
     )
 
 
+def _policy_text(policy: FailurePolicy | None, config: dict[str, Any]) -> str:
+    """``lenient (3 strikes, 1 restart)``; a stored policy the arena does not know, as stored."""
+    if policy is None:
+        return f"{json.dumps(config.get('policy'))} (not one the arena knows)"
+    return policy.describe()
+
+
+#: What each failure policy but strict does, in a few words (docs/failure-policies.md).
+_POLICY_SUBS: dict[str, Callable[[FailurePolicy], str]] = {
+    "classroom": lambda p: "any failure forfeits, explained at length in its failure bundle",
+    "lenient": lambda p: (
+        "a timeout or bad reply is a strike (a random legal move is played); strike "
+        f"{p.strikes} forfeits; {p.restarts} restart{'s' if p.restarts != 1 else ''} after a crash"
+    ),
+}
+
+
 def _summary(
     entries: list[MatchEntry],
     scheduled: int,
     failures: list[FailureEntry],
     store: Store,
+    policy: FailurePolicy | None,
 ) -> str:
     hands = sum(e.row.summary.hands for e in entries)
     moves = sum(e.row.summary.moves for e in entries)
     seconds = sum(e.row.summary.duration_s for e in entries)
+    kinds = _kinds(f.status for f in failures) or "none"
+    if any(f.cost != "forfeit" for f in failures):
+        kinds = f"{_costs(failures)}: {kinds}"
     cards = [
         ("matches", f"{len(entries)}", f"of {scheduled} scheduled"),
         ("hands", f"{hands}", f"{moves} moves"),
-        ("failures", f"{len(failures)}", _kinds(f.status for f in failures) or "none"),
+        ("failures", f"{len(failures)}", kinds),
         (
             "match time",
             f"{seconds:.1f} s",
             f"{seconds / len(entries):.2f} s a match" if entries else "",
         ),
     ]
+    if policy is None:
+        cards.append(("failure policy", "?", _policy_text(policy, store.config() or {})))
+    elif policy.name != "strict":
+        cards.append(("failure policy", policy.name, _POLICY_SUBS[policy.name](policy)))
     notes = []
     pending = scheduled - len(entries)
     if pending > 0:
@@ -391,6 +504,26 @@ def _kinds(statuses: Iterable[str]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
 
 
+#: The costs of failures, in the order they are counted.
+_COSTS = ("forfeit", "strike", "restart")
+
+
+def _costs(failures: Sequence[FailureEntry]) -> str:
+    """``1 forfeit, 2 strikes, 1 restart``: the failures by what they cost (only those seen)."""
+    counts = Counter(f.cost for f in failures)
+    return ", ".join(
+        f"{counts[cost]} {cost}{'s' if counts[cost] != 1 else ''}"
+        for cost in _COSTS
+        if counts[cost]
+    )
+
+
+def _cost_badge(cost: str, count: int | None = None) -> str:
+    """The amber badge of a strike or a restart: ``strike``, or with a count ``strikes 2``."""
+    label = _e(cost) if count is None else f"{_e(cost)}{'s' if count != 1 else ''} <b>{count}</b>"
+    return f'<span class="badge warn" data-cost="{_e(cost)}">{label}</span>'
+
+
 def _failure_badges(failures: Counter[str]) -> str:
     if not failures:
         return '<span class="muted">–</span>'
@@ -401,18 +534,32 @@ def _failure_badges(failures: Counter[str]) -> str:
 
 
 def _standings_section(standings: Standings, ctx: _Context) -> str:
+    # Strikes and restarts (failure policy lenient) get their columns when a bot had any.
+    lenient = any(b.strikes or b.restarts for b in standings.bots)
     head = (
         "<tr><th class='num'>#</th><th>bot</th><th class='num'>points</th>"
         "<th class='num'>W-D-L</th><th class='num'>matches</th><th class='num'>avg/hand</th>"
-        "<th>failures</th><th class='num'>median ms</th><th class='num'>p95 ms</th></tr>"
+        "<th>failures</th>"
+        + ("<th class='num'>strikes</th><th class='num'>restarts</th>" if lenient else "")
+        + "<th class='num'>median ms</th><th class='num'>p95 ms</th></tr>"
     )
-    rows = [_standing_row(place, bot, ctx) for place, bot in enumerate(standings.bots, start=1)]
+    rows = [
+        _standing_row(place, bot, ctx, lenient) for place, bot in enumerate(standings.bots, start=1)
+    ]
     return (
         '<section id="standings"><h2>Standings <small>after '
         f"{standings.matches} match{'es' if standings.matches != 1 else ''}</small></h2>"
         '<p class="hint">Points: the share of the opponents at a table a bot finished ahead of, '
         "ties counting half (a two-player win is 1, a draw 0.5). Ties on points go to wins, "
-        "then the name.</p>"
+        "then the name."
+        + (
+            " Strikes and restarts (failure policy <i>lenient</i>): a strike is a timeout or a "
+            "bad reply the referee answered with a random legal move; the strike that forfeits "
+            "counts too. A restart is a crash after which the bot was started again."
+            if lenient
+            else ""
+        )
+        + "</p>"
         '<div class="scroll"><table class="grid standings sortable"><thead>'
         + head
         + "</thead><tbody>"
@@ -421,13 +568,14 @@ def _standings_section(standings: Standings, ctx: _Context) -> str:
     )
 
 
-def _standing_row(place: int, bot: BotStanding, ctx: _Context) -> str:
+def _standing_row(place: int, bot: BotStanding, ctx: _Context, lenient: bool) -> str:
     share = bot.points / bot.matches if bot.matches else 0.0
     medal = f" medal{place}" if place <= 3 else ""
     return (
         f'<tr class="standing" data-entrant="{bot.entrant}" data-name="{_e(bot.name)}" '
         f'data-points="{bot.points!r}" data-wins="{bot.wins}" data-draws="{bot.draws}" '
-        f'data-losses="{bot.losses}" data-matches="{bot.matches}">'
+        f'data-losses="{bot.losses}" data-matches="{bot.matches}" '
+        f'data-strikes="{bot.strikes}" data-restarts="{bot.restarts}">'
         f'<td class="num c-place"><span class="place{medal}">{place}</span></td>'
         f'<td class="c-name">{_bot(ctx, bot.entrant, bot.name)}</td>'
         f'<td class="num c-points" data-sort="{bot.points!r}"><span class="pbar">'
@@ -438,7 +586,13 @@ def _standing_row(place: int, bot: BotStanding, ctx: _Context) -> str:
         f'<td class="num c-avg">{bot.avg_hand_score:.1f}</td>'
         f'<td class="c-failures" data-sort="{sum(bot.failures.values())}">'
         f"{_failure_badges(bot.failures)}</td>"
-        f'<td class="num c-median">{_ms(bot.median_ms)}</td>'
+        + (
+            f'<td class="num c-strikes">{bot.strikes}</td>'
+            f'<td class="num c-restarts">{bot.restarts}</td>'
+            if lenient
+            else ""
+        )
+        + f'<td class="num c-median">{_ms(bot.median_ms)}</td>'
         f'<td class="num c-p95">{_ms(bot.p95_ms)}</td></tr>'
     )
 
@@ -578,6 +732,12 @@ def _links(entry: MatchEntry, ctx: _Context, step: int | None = None) -> str:
         parts.append(
             f'<a class="json-link" href="{_e(_href(entry.replay, ctx.base))}">replay JSON</a>'
         )
+    if entry.bundle is not None:
+        parts.append(
+            f'<a class="bundle-link" href="{_e(_href(entry.bundle, ctx.base))}" '
+            'title="every failure of the match explained, and the command that plays it again">'
+            "failure bundle</a>"
+        )
     if entry.note:
         parts.append(f'<span class="link-note">{_e(entry.note)}</span>')
     return " ".join(parts)
@@ -601,21 +761,29 @@ def _failures_section(
             clean.append(_bot(ctx, bot.entrant, bot.name))
             continue
         rows = [_failure_row(item, by_table[item.table], ctx) for item in mine]
-        replays = [by_table[item.table] for item in mine]
-        bundle = " ".join(
-            f'<a class="bundle-link" href="{_e(_href(e.replay, ctx.base))}">t{e.idx}</a>'
-            for e in replays
-            if e.replay is not None
-        )
+        matches = [by_table[idx] for idx in sorted({item.table for item in mine})]
+        bundles = " ".join(_bundle_link(e, ctx) for e in matches if e.replay is not None)
+        count = f"{len(mine)} failure{'s' if len(mine) != 1 else ''}"
+        if any(item.cost != "forfeit" for item in mine):
+            count += f" ({_costs(mine)})"
+        forfeits = Counter(i.status for i in mine if i.cost == "forfeit")
+        badges = _failure_badges(forfeits) if forfeits else ""
+        for cost in _COSTS[1:]:
+            number = sum(1 for i in mine if i.cost == cost)
+            badges += f" {_cost_badge(cost, number)}" if number else ""
         cards.append(
             f'<article class="card failures-card" data-entrant="{bot.entrant}" '
             f'data-name="{_e(bot.name)}" data-count="{len(mine)}">'
             f'<header class="fhead">{_bot(ctx, bot.entrant, bot.name)}'
-            f'<span class="fcount">{len(mine)} failure{"s" if len(mine) != 1 else ""} in '
+            f'<span class="fcount">{count} in '
             f"{bot.matches} match{'es' if bot.matches != 1 else ''}</span>"
-            f"{_failure_badges(Counter(i.status for i in mine))}</header>"
+            f"{badges}</header>"
             f'<ol class="flist">{"".join(rows)}</ol>'
-            + (f'<p class="bundles">Replays of these matches: {bundle}</p>' if bundle else "")
+            + (
+                f'<p class="bundles">Failure bundles of these matches: {bundles}</p>'
+                if bundles
+                else ""
+            )
             + "</article>"
         )
     if not cards:
@@ -628,11 +796,23 @@ def _failures_section(
         '<section id="failures"><h2>Failures</h2>'
         '<p class="hint">Every match a bot failed in (a timeout, a crash, a bad message, an '
         "illegal move, a line too long): what the referee recorded, and a link to the step of "
-        "the match's viewer page that shows the evidence. The replay is the failure's whole "
-        "bundle: the failure record, the bot's stderr tail, and every move before it.</p>"
-        + body
-        + "</section>"
+        "the match's viewer page that shows the evidence. Under the failure policy "
+        "<i>lenient</i> a strike (the referee played a random legal move for the bot) and a "
+        "restart (the bot crashed and was started again) are listed too; a bot's last strike "
+        "is its forfeit. Each failed match has a <b>failure bundle</b> beside its replay "
+        "(<code>NAME.failures/</code>): <code>README.txt</code> explains every failure, with "
+        "the last messages exchanged, the bot's stderr and the command that plays the same "
+        "match again.</p>" + body + "</section>"
     )
+
+
+def _bundle_link(entry: MatchEntry, ctx: _Context) -> str:
+    """``t3``, linking the match's failure bundle README.txt, else (an older tournament, or a
+    bundle that could not be written) its replay."""
+    target = entry.bundle if entry.bundle is not None else entry.replay
+    assert target is not None
+    kind = "bundle-link" if entry.bundle is not None else "json-link"
+    return f'<a class="{kind}" href="{_e(_href(target, ctx.base))}">t{entry.idx}</a>'
 
 
 def _failure_row(item: FailureEntry, entry: MatchEntry, ctx: _Context) -> str:
@@ -652,10 +832,12 @@ def _failure_row(item: FailureEntry, entry: MatchEntry, ctx: _Context) -> str:
             f'<details class="evidence"><summary>evidence</summary>'
             f'<table class="kv">{cells}</table></details>'
         )
+    cost = "" if item.cost == "forfeit" else _cost_badge(item.cost)
     return (
         f'<li class="failure" data-table="{item.table}" data-seat="{item.seat}" '
-        f'data-status="{_e(item.status)}" data-step="{"" if item.step is None else item.step}">'
-        f'<div class="fline"><span class="badge bad">{_e(item.status)}</span>'
+        f'data-status="{_e(item.status)}" data-cost="{_e(item.cost)}" '
+        f'data-step="{"" if item.step is None else item.step}">'
+        f'<div class="fline"><span class="badge bad">{_e(item.status)}</span>{cost}'
         f'<span class="fwhere">{" · ".join(where)} · against {against}</span></div>'
         f'<div class="fdetail">{_e(item.detail) or "<i>no detail recorded</i>"}</div>'
         f'<div class="flinks">{_links(entry, ctx, item.step)}'
@@ -705,7 +887,7 @@ def _matches_section(entries: list[MatchEntry], ctx: _Context) -> str:
 def _match_row(entry: MatchEntry, ctx: _Context) -> str:
     row = entry.row
     summary = row.summary
-    steps = {f.seat: f.step for f in entry.failures}
+    steps = {f.seat: f.step for f in entry.failures if f.cost == "forfeit"}
     seats = []
     for s in summary.seats:
         entrant = row.table.seats[s.seat]
@@ -720,15 +902,22 @@ def _match_row(entry: MatchEntry, ctx: _Context) -> str:
                 )
             else:
                 status = f'<span class="badge bad">{_e(s.status.value)}</span>'
+        lenient = ""
+        if s.strikes:
+            lenient += _cost_badge("strike", s.strikes)
+        if s.restarts:
+            lenient += _cost_badge("restart", s.restarts)
         seats.append(
             f'<span class="seat{" won" if won else ""}{" failed" if status else ""}" '
             f'data-seat="{s.seat}" data-name="{_e(entry.names[s.seat])}" '
-            f'data-score="{s.score}" data-status="{_e(s.status.value)}" data-rank="{s.rank}">'
+            f'data-score="{s.score}" data-status="{_e(s.status.value)}" data-rank="{s.rank}" '
+            f'data-strikes="{s.strikes}" data-restarts="{s.restarts}">'
             f'<span class="seat-tag">S{s.seat}</span>'
             f"{_bot(ctx, entrant, entry.names[s.seat])}"
             f'<span class="score">{s.score}</span>'
             + ('<span class="crown" title="winner">★</span>' if won else "")
             + status
+            + lenient
             + "</span>"
         )
     if summary.winner is None:
@@ -737,13 +926,17 @@ def _match_row(entry: MatchEntry, ctx: _Context) -> str:
     else:
         winner = entry.names[summary.winner]
         result = f'<span class="winner-name">{_e(winner)}</span> wins'
-    failed = any(s.status is not Status.OK for s in summary.seats)
-    words = " ".join([*entry.names, *(s.status.value for s in summary.seats), f"t{entry.idx}"])
+    failed = entry.failed
+    words = [*entry.names, *(s.status.value for s in summary.seats), f"t{entry.idx}"]
+    if any(s.strikes for s in summary.seats):
+        words.append("strike")
+    if any(s.restarts for s in summary.seats):
+        words.append("restart")
     return (
         f'<tr class="match{" has-failure" if failed else ""}" id="match-{entry.idx}" '
         f'data-table="{entry.idx}" data-round="{row.table.round}" data-winner="{_e(winner)}" '
         f'data-failed="{"1" if failed else "0"}" '
-        f'data-bots="{_e(json.dumps(entry.names))}" data-words="{_e(words.lower())}">'
+        f'data-bots="{_e(json.dumps(entry.names))}" data-words="{_e(" ".join(words).lower())}">'
         f'<td class="num">{entry.idx}</td><td class="num">{row.table.round}</td>'
         f'<td class="c-seats" data-sort="{_e(" ".join(entry.names))}">{"".join(seats)}</td>'
         f'<td class="c-result">{result}<div class="reason" data-reason="{_e(summary.reason)}">'
@@ -911,6 +1104,8 @@ table { border-collapse: collapse; width: 100%; }
 .badge { display: inline-block; font-size: 11.5px; font-weight: 600; padding: 1px 8px;
   border-radius: 999px; white-space: nowrap; }
 .badge.bad { background: var(--bad-bg); color: var(--bad); border: 1px solid #7f2d36; }
+.badge.warn { background: #3a2f14; color: #fbbf24; border: 1px solid #7c5e12; margin-left: 4px; }
+.bundle-link { font-size: 12.5px; white-space: nowrap; }
 a.badge.bad:hover { background: #55222a; text-decoration: none; }
 .cross-table { width: auto; min-width: 100%; }
 .cross-table th, .cross-table td { padding: 8px 10px; border-bottom: 1px solid var(--line);

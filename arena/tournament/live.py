@@ -25,7 +25,8 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from arena.tournament.standings import Standings
+from arena.tournament.jobs import SeatSummary
+from arena.tournament.standings import BotStanding, Standings
 from arena.tournament.store import MatchRow
 
 TOP_ROWS = 8
@@ -82,7 +83,6 @@ def standings_table(standings: Standings, limit: int | None = None, title: str =
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for place, bot in enumerate(standings.bots[:limit], start=1):
-        failures = ", ".join(f"{k} {v}" for k, v in sorted(bot.failures.items())) or "-"
         table.add_row(
             str(place),
             bot.name,
@@ -90,11 +90,22 @@ def standings_table(standings: Standings, limit: int | None = None, title: str =
             f"{bot.wins}-{bot.draws}-{bot.losses}",
             str(bot.matches),
             f"{bot.avg_hand_score:.1f}",
-            failures,
+            failures_cell(bot),
             _ms(bot.median_ms),
             _ms(bot.p95_ms),
         )
     return table
+
+
+def failures_cell(bot: BotStanding) -> str:
+    """A bot's failures in a few words: ``illegal_move 1 strikes=2 restarts=1``; strikes and
+    restarts (failure policy ``lenient``) only when it had some, ``-`` when nothing failed."""
+    parts = [", ".join(f"{k} {v}" for k, v in sorted(bot.failures.items()))]
+    if bot.strikes:
+        parts.append(f"strikes={bot.strikes}")
+    if bot.restarts:
+        parts.append(f"restarts={bot.restarts}")
+    return " ".join(p for p in parts if p) or "-"
 
 
 def _ms(value: float | None) -> str:
@@ -164,9 +175,7 @@ class PlainReporter:
         names = {b.entrant: b.name for b in standings.bots}
         order = sorted(summary.seats, key=lambda s: (s.rank, s.seat))
         who = ", ".join(
-            f"{names.get(row.table.seats[s.seat], s.name)} {s.score}"
-            + ("" if s.status.value == "ok" else f" [{s.status.value}]")
-            for s in order
+            f"{names.get(row.table.seats[s.seat], s.name)} {s.score}" + _seat_note(s) for s in order
         )
         print(
             f"[{progress.done}/{progress.total}] table {row.table.idx}: {who}",
@@ -176,3 +185,13 @@ class PlainReporter:
 
     def end(self) -> None:
         pass
+
+
+def _seat_note(seat: SeatSummary) -> str:
+    """`` [illegal_move, 3 strikes]``: how a seat failed, and its strikes and restarts."""
+    notes = [] if seat.status.value == "ok" else [seat.status.value]
+    if seat.strikes:
+        notes.append(f"{seat.strikes} strike{'s' if seat.strikes != 1 else ''}")
+    if seat.restarts:
+        notes.append(f"{seat.restarts} restart{'s' if seat.restarts != 1 else ''}")
+    return f" [{', '.join(notes)}]" if notes else ""

@@ -1,4 +1,9 @@
-"""Standings for people and programs: the final report, ``arena standings`` text, JSON, CSV."""
+"""Standings for people and programs: the final report, ``arena standings`` text, JSON, CSV.
+
+Every form has each bot's strikes and restarts (failure policy ``lenient``): JSON keys and CSV
+columns always, the text table only for a bot that had some. The text says the failure policy
+when it is not strict, and where each failed match's failure bundle is.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from arena.policy import FailurePolicy
+from arena.tournament.html_report import find_bundle, find_replay, tournament_policy
 from arena.tournament.live import standings_table
 from arena.tournament.ratings_view import RatingsView, compute_ratings
 from arena.tournament.standings import Standings, compute_standings
@@ -67,10 +74,66 @@ def ratings_table(ratings: RatingsView) -> Table:
     return table
 
 
+def policy_text(store: Store) -> str | None:
+    """``lenient (3 strikes, 1 restart)`` when the tournament's failure policy is not strict;
+    ``None`` for strict (the default, said nowhere)."""
+    policy = tournament_policy(store)
+    if policy is None:
+        raw = (store.config() or {}).get("policy")
+        return f"{raw!r} (not one the arena knows)"
+    return None if policy.name == "strict" else policy.describe()
+
+
+def _plural(count: int, word: str, plural: str = "") -> str:
+    """``1 strike``, ``2 strikes``, ``3 matches`` (with ``plural="matches"``)."""
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
+def failures_line(store: Store, standings: Standings) -> str | None:
+    """The final report's line on failures, or ``None`` when nothing failed: how many (the
+    forfeits, and the strikes and restarts when there were any), in how many matches, and
+    where each match's failure bundle is (``NAME.failures/`` beside its replay)."""
+    forfeits = sum(sum(b.failures.values()) for b in standings.bots)
+    strikes = sum(b.strikes for b in standings.bots)
+    restarts = sum(b.restarts for b in standings.bots)
+    if not (forfeits or strikes or restarts):
+        return None
+    failed = [
+        row
+        for row in store.matches()
+        if any(s.failure is not None or s.strikes or s.restarts for s in row.summary.seats)
+    ]
+    if strikes or restarts:
+        counts = [_plural(forfeits, "forfeit"), _plural(strikes, "strike")]
+        counts.append(_plural(restarts, "restart"))
+        what = f"{', '.join(counts)} in {_plural(len(failed), 'match', 'matches')}"
+    else:
+        what = str(forfeits)
+    db_dir = store.path.parent
+    bundled = [
+        replay
+        for replay in (find_replay(row.replay, db_dir) for row in failed)
+        if replay is not None and find_bundle(replay) is not None
+    ]
+    if failed and len(bundled) == len(failed):
+        where = "each failed match has a NAME.failures/ folder beside its replay: README.txt "
+        where += "explains it"
+    elif bundled:
+        where = f"{len(bundled)} of the {len(failed)} failed matches have a NAME.failures/ "
+        where += "folder beside their replay (README.txt explains it); the others' replays "
+        where += "record the evidence in their seats"
+    else:
+        where = "see each failed match's replay: its seats record the evidence"
+    return f"failures: {what} ({where})"
+
+
 def standings_text(store: Store) -> str:
-    """Standings, ratings and cross-table as text (what ``arena standings`` prints)."""
+    """Standings, ratings and cross-table as text (what ``arena standings`` prints), after the
+    failure policy when it is not strict."""
     standings = compute_standings(store.entrants(), store.matches())
+    policy = policy_text(store)
     return _render(
+        *([f"failure policy: {policy}"] if policy else []),
         standings_table(standings, title=f"standings after {standings.matches} matches"),
         ratings_table(compute_ratings(store)),
         cross_table(standings),
@@ -99,11 +162,12 @@ def final_report(
     ]
     if report is not None:
         lines.append(f"report:   {report}   (open it in a browser; arena report --db {db})")
-    failed = sum(sum(b.failures.values()) for b in standings.bots)
-    if failed:
-        lines.append(
-            f"failures: {failed} (see each failed match's replay: its seats record the evidence)"
-        )
+    policy = policy_text(store)
+    if policy is not None:
+        lines.append(f"policy:   {policy}   (docs/failure-policies.md)")
+    failures = failures_line(store, standings)
+    if failures is not None:
+        lines.append(failures)
     return "\n".join(lines)
 
 
@@ -112,8 +176,12 @@ def standings_document(store: Store) -> dict[str, Any]:
     standings = compute_standings(store.entrants(), store.matches())
     ratings = compute_ratings(store)
     names = {b.entrant: b.name for b in standings.bots}
+    policy = tournament_policy(store)
     return {
         "matches": standings.matches,
+        "policy": (store.config() or {}).get("policy")
+        if policy is None
+        else _policy_document(policy),
         "standings": [
             {
                 "place": place,
@@ -125,6 +193,8 @@ def standings_document(store: Store) -> dict[str, Any]:
                 "points": b.points,
                 "avg_hand_score": round(b.avg_hand_score, 3),
                 "failures": dict(b.failures),
+                "strikes": b.strikes,
+                "restarts": b.restarts,
                 "median_ms": b.median_ms,
                 "p95_ms": b.p95_ms,
             }
@@ -144,6 +214,11 @@ def standings_document(store: Store) -> dict[str, Any]:
     }
 
 
+def _policy_document(policy: FailurePolicy) -> dict[str, Any]:
+    """``{"name": "lenient", "strikes": 3, "restarts": 1}``: every field, defaults too."""
+    return {"name": policy.name, "strikes": policy.strikes, "restarts": policy.restarts}
+
+
 def standings_csv(store: Store) -> str:
     """The standings as CSV, one row per bot, best first."""
     document = standings_document(store)
@@ -160,6 +235,8 @@ def standings_csv(store: Store) -> str:
         "median_ms",
         "p95_ms",
         "failures",
+        "strikes",
+        "restarts",
     ]
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
