@@ -116,9 +116,7 @@ class TournamentSettings:
         unknown = set(raw) - {"strikes", "restarts"}
         if unknown:
             raise ValueError(f"unknown failure policy settings: {', '.join(sorted(unknown))}")
-        if name != "lenient":
-            return make_policy(str(name))
-        return make_policy(name, strikes=raw.get("strikes"), restarts=raw.get("restarts"))
+        return make_policy(str(name), strikes=raw.get("strikes"), restarts=raw.get("restarts"))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping (stored in the database)."""

@@ -435,6 +435,8 @@ def test_a_stored_policy_that_is_not_one_is_refused_by_name() -> None:
         TournamentSettings(game="matador", policy={"name": "lenient", "lives": 9})
     with pytest.raises(ValueError, match="strikes must be at least 1"):
         TournamentSettings(game="matador", policy={"name": "lenient", "strikes": 0})
+    with pytest.raises(ValueError, match="apply to the lenient policy, not 'strict'"):
+        TournamentSettings(game="matador", policy={"name": "strict", "strikes": 2})
     settings = TournamentSettings(game="matador", policy={"name": "lenient"})
     assert settings.failure_policy().describe() == "lenient (3 strikes, 1 restart)"
     assert TournamentSettings.from_dict(settings.to_dict()) == settings
