@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import csv
 import io
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from arena.failure_report import FailureEntry, bundle_path, explain, failures_of, rematch_command
 from arena.policy import FailurePolicy
+from arena.replay import Replay, ReplayError, read_replay
 from arena.tournament.html_report import find_bundle, find_replay, tournament_policy
 from arena.tournament.live import standings_table
 from arena.tournament.ratings_view import RatingsView, compute_ratings
@@ -168,7 +171,50 @@ def final_report(
     failures = failures_line(store, standings)
     if failures is not None:
         lines.append(failures)
+    policy_now = tournament_policy(store)
+    if policy_now is not None and policy_now.loud:
+        lines += classroom_lines(store)
     return "\n".join(lines)
+
+
+def classroom_lines(store: Store) -> list[str]:
+    """Under ``classroom``: each bot's first failure explained at length (what went wrong,
+    the last lines exchanged, the evidence, the stderr tail, the rematch command), and how many
+    more it had: what a student reads first at the end of a graded tournament."""
+    db_dir = store.path.parent
+    names = {e.id: e.name for e in store.entrants()}
+    first: dict[int, tuple[Replay, Path, FailureEntry]] = {}
+    more: Counter[int] = Counter()
+    for row in store.matches():
+        if all(s.failure is None and not s.strikes and not s.restarts for s in row.summary.seats):
+            continue
+        path = find_replay(row.replay, db_dir)
+        if path is None:
+            continue
+        try:
+            replay = read_replay(path)
+        except ReplayError:
+            continue
+        for entry in failures_of(replay):
+            entrant = row.table.seats[entry.seat]
+            if entrant in first:
+                more[entrant] += 1
+            else:
+                first[entrant] = (replay, path, entry)
+    lines: list[str] = []
+    for entrant in sorted(first, key=lambda e: names.get(e, "")):
+        replay, path, entry = first[entrant]
+        bundle = bundle_path(path)
+        copy = bundle / "replay.json"
+        rematch = rematch_command(copy if copy.is_file() else path)
+        lines += ["", f"{names.get(entrant, '?')}: its first failure, explained"]
+        lines.append(explain(replay, entry, rematch))
+        if more[entrant]:
+            lines.append(
+                f"... and {_plural(more[entrant], 'more failure')} of {names.get(entrant, '?')}"
+                " (each failed match's NAME.failures/README.txt explains them)"
+            )
+    return lines
 
 
 def standings_document(store: Store) -> dict[str, Any]:

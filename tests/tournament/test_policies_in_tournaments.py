@@ -440,3 +440,32 @@ def test_a_stored_policy_that_is_not_one_is_refused_by_name() -> None:
     settings = TournamentSettings(game="matador", policy={"name": "lenient"})
     assert settings.failure_policy().describe() == "lenient (3 strikes, 1 restart)"
     assert TournamentSettings.from_dict(settings.to_dict()) == settings
+
+
+def test_a_classroom_tournament_ends_with_each_bots_first_failure_explained(
+    tmp_path: Path,
+) -> None:
+    """Under classroom the end of the tournament explains each failing bot's first failure at
+    length, says how many more it had, and gives the line that plays that match again."""
+    out = tmp_path / "out"
+    run = arena(
+        "tournament", f"{PLAYER} illegal 2", f"{PLAYER} ok", f"{PLAYER} garbage 1",
+        "--hands", "1", "--seed", "3", "--out", str(out), "--workers", "1",
+        "--sandbox", "none", "--policy", "classroom",
+    )  # fmt: skip
+    text = run.stdout
+    assert "policy:   classroom" in text
+    assert "player: its first failure, explained" in text
+    assert "player-3: its first failure, explained" in text
+    assert "player-2: its first failure" not in text  # it never failed
+    assert "=== seat " in text
+    assert "): ILLEGAL_MOVE ===" in text
+    assert "): BAD_MESSAGE ===" in text
+    assert "What to do:      Answer with one of the moves listed" in text
+    # player fails in its 2 matches with player-2 (player-3 fails first against it), player-3
+    # in all 4 of its matches.
+    assert "... and 1 more failure of player (each failed match's" in text
+    assert "... and 3 more failures of player-3 (each failed match's" in text
+    rematch = re.findall(r"arena rematch (\S+)", text)
+    assert len(rematch) == 2
+    assert all(Path(p).is_file() and p.endswith(".failures/replay.json") for p in rematch)
