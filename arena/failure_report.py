@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import signal
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,8 @@ from arena.replay import (
     Status,
     encode_replay,
 )
+from arena.wire import move_from_wire
+from protocol import messages as m
 
 #: Characters of a message line shown in an explanation (the bundle keeps them whole).
 SHOWN_LINE_CHARS = 600
@@ -158,28 +161,51 @@ def _exchanged(failure: Failure) -> Iterator[str]:
         yield f"  {arrow}: {text}"
 
 
-def _evidence(failure: Failure) -> list[str]:
-    out = []
-    if failure.line is not None:
-        out.append(f"The offending line (first 200 bytes): {failure.line!r}")
-    if failure.error is not None:
-        out.append(f"Decoder error: {failure.error}")
-    if failure.move is not None:
-        out.append(f"The bot's move: {msgspec.json.encode(failure.move).decode()}")
-    if failure.legal is not None:
-        legal = ", ".join(msgspec.json.encode(move).decode() for move in failure.legal)
-        out.append(f"The legal moves were: {legal}")
+def evidence_fields(failure: Failure) -> list[tuple[str, str]]:
+    """The evidence particular to a failure's kind, as ``(label, value)`` pairs in the order a
+    person reads them (plain text, not escaped): what the text explanation and the HTML viewer
+    both show, beside the common fields, the lines exchanged and the stderr tail."""
+    fields: list[tuple[str, str]] = []
     if failure.overrun_ms is not None:
-        out.append(f"Over the time allowed by: {failure.overrun_ms} ms")
+        fields.append(("over the allowance by", f"{failure.overrun_ms:.1f} ms"))
     if failure.exit_code is not None:
-        out.append(f"Exit code: {failure.exit_code}")
+        fields.append(("exit code", str(failure.exit_code)))
     if failure.signal is not None:
-        out.append(f"Killed by signal: {failure.signal}")
+        fields.append(("signal", signal_name(failure.signal)))
+    if failure.line is not None:
+        fields.append(("offending line", failure.line))
+    if failure.error is not None:
+        fields.append(("decoder error", failure.error))
+    if failure.move is not None:
+        fields.append(("move asked for", wire_move_text(failure.move)))
+    if failure.legal is not None:
+        fields.append(("legal moves", "; ".join(map(wire_move_text, failure.legal)) or "none"))
     if failure.cpu_seconds is not None:
-        out.append(f"CPU time used: {failure.cpu_seconds} s")
+        fields.append(("CPU time used", f"{failure.cpu_seconds} s"))
     if failure.memory_peak_bytes is not None:
-        out.append(f"Peak memory: {failure.memory_peak_bytes / 2**20:.1f} MiB")
-    return out
+        fields.append(("peak memory", f"{failure.memory_peak_bytes / 2**20:.1f} MiB"))
+    return fields
+
+
+def signal_name(number: int) -> str:
+    """``9 (SIGKILL)``; the bare number for a signal this system does not name."""
+    try:
+        return f"{number} ({signal.Signals(number).name})"
+    except ValueError:
+        return str(number)
+
+
+def wire_move_text(move: m.WireMove | m.ReplyMove) -> str:
+    """``3-4 on left, 3 out``, ``DRAW``: a move as written on the wire, in words (its JSON
+    when it names no move the engine knows)."""
+    try:
+        return str(move_from_wire(move))
+    except ValueError:
+        return msgspec.json.encode(move).decode()
+
+
+def _evidence(failure: Failure) -> list[str]:
+    return [f"{label[0].upper()}{label[1:]}: {value}" for label, value in evidence_fields(failure)]
 
 
 def bundle_path(replay_path: str | os.PathLike[str]) -> Path:

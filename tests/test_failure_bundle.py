@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.failure_report import bundle_path, write_failure_bundle
+from arena.failure_report import bundle_path, wire_move_text, write_failure_bundle
 from arena.replay import Action, Replay, read_replay
 
 BOTS = Path(__file__).parent / "bots"
@@ -74,7 +74,11 @@ def test_an_illegal_move_leaves_a_bundle_next_to_the_replay(
     assert "=== seat 0 (player-illegal): ILLEGAL_MOVE ===" in readme
     assert f"What went wrong: {replay.seats[0].detail}" in readme
     assert "What it cost:    the bot forfeited the match" in readme
-    assert "The legal moves were: " in readme
+    failure_record = replay.seats[0].failure
+    assert failure_record is not None
+    assert failure_record.move is not None
+    assert f"Move asked for: {wire_move_text(failure_record.move)}\n" in readme
+    assert "Legal moves: " in readme
     assert f"  {rematch}" in readme
     # strict prints no explanation on the terminal; classroom does (next test).
     assert "What went wrong" not in out

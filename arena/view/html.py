@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 import json
-import signal
 from collections.abc import Sequence
 from dataclasses import replace
 from importlib import resources
@@ -25,6 +24,7 @@ from typing import Any
 
 import msgspec
 
+from arena.failure_report import evidence_fields
 from arena.games.api import Move
 from arena.games.tiles import Tile, tile_str
 from arena.replay import ExchangedLine, Failure, Replay, Status
@@ -41,7 +41,6 @@ from arena.view.steps import (
     seat_label,
 )
 from arena.view.terminal import SPECIAL_TILES
-from arena.wire import move_from_wire
 
 #: The version of the viewer data layout embedded in a page. The page's script reads only this
 #: version (``VIEWER_DATA_VERSION`` in viewer.js must match) and refuses any other.
@@ -399,20 +398,7 @@ def evidence_rows(failure: Failure) -> list[list[str]]:
         rows.append(["hand", str(failure.hand_number)])
     if failure.request_id is not None:
         rows.append(["request id", str(failure.request_id)])
-    if failure.overrun_ms is not None:
-        rows.append(["over the allowance by", f"{failure.overrun_ms:.1f} ms"])
-    if failure.exit_code is not None:
-        rows.append(["exit code", str(failure.exit_code)])
-    if failure.signal is not None:
-        rows.append(["signal", _signal_name(failure.signal)])
-    if failure.line is not None:
-        rows.append(["offending line", printable(failure.line)])
-    if failure.error is not None:
-        rows.append(["decoder error", printable(failure.error)])
-    if failure.move is not None:
-        rows.append(["move asked for", _wire_text(failure.move)])
-    if failure.legal is not None:
-        rows.append(["legal moves", "; ".join(_wire_text(m) for m in failure.legal) or "none"])
+    rows += [[label, printable(value)] for label, value in evidence_fields(failure)]
     for line in failure.messages or ():
         rows.append([EXCHANGED_LABELS[line.direction], exchanged_text(line)])
     if failure.stderr_tail:
@@ -437,21 +423,6 @@ def exchanged_text(line: ExchangedLine) -> str:
     cut = len(text) - EXCHANGED_HEAD - EXCHANGED_TAIL
     head, tail = text[:EXCHANGED_HEAD], text[-EXCHANGED_TAIL:]
     return f"{printable(head)} … [{cut} characters cut] … {printable(tail)}"
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return f"{number} ({signal.Signals(number).name})"
-    except ValueError:
-        return str(number)
-
-
-def _wire_text(move: Any) -> str:
-    """``3-4 on left, 3 out`` for a wire move (a move a bot asked for, or a legal one)."""
-    try:
-        return str(move_from_wire(move))
-    except ValueError:
-        return printable(msgspec.json.encode(move).decode())
 
 
 def printable_block(text: str) -> str:
