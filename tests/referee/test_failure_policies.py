@@ -287,3 +287,31 @@ def test_a_tampered_substitute_move_fails_verification(marker: str) -> None:
     assert not report.ok
     assert report.error is not None
     assert "the referee's seeded choice for request" in report.error
+
+
+def test_lenient_fives_plays_a_substitute_and_verifies(marker: str) -> None:
+    """The same strike in Fives: the substitute is one of the Fives request's legal moves, and
+    the match to 100 verifies."""
+    from arena.games.fives import FIVES, FivesRules
+
+    config = MatchConfig(
+        game=FIVES,
+        rules=FivesRules(),
+        players=2,
+        seed=11,
+        length=MatchLength(target=100),
+        time=TimeLimits(move_ms=MOVE_MS),
+        policy=LENIENT,
+    )
+    replay = trio.run(
+        play_match, config, [player("illegal", 2, marker=marker), player("ok", marker=marker)]
+    )
+    [struck] = strikes(replay, 0)
+    assert struck.strike is not None
+    assert struck.strike.status is Status.ILLEGAL_MOVE
+    assert struck.strike.legal is not None
+    assert struck.request_id is not None
+    assert struck.move == substitute_move(replay.seed, struck.request_id, struck.strike.legal)
+    assert replay.seats[0].status is Status.OK
+    assert max(replay.result.scores) >= 100
+    assert_clean(replay, marker)
