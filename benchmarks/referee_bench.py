@@ -37,13 +37,15 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
 - ``pipe round trip ...`` / ``in-memory round trip ...``: no engine: one instant bot answering
   the same request line (the median one of the C row's games) again and again, bare, with two
   fresh cancel scopes per move (``move_on_after`` around ``send_line``, ``move_on_at`` around
-  ``receive_line``: the runner before its watchdog), or inside one long-lived scope whose
-  deadline is set before the request and reset to infinity after the reply (what the runner's
-  watchdog does per move, ``_MatchRunner._request``).
+  ``receive_line``: the runner before its watchdog), inside one long-lived scope whose
+  deadline is set before the request and reset to infinity after the reply (the runner's
+  watchdog until it got its own task), or under the runner's own watchdog (`_Watchdog`: one
+  long-lived scope, a task that sleeps to the deadline, and per move only the request written
+  down and cleared, as ``_MatchRunner._request`` does).
 - ``py random + py greedy`` and ``node greedy x2``: the sample bots (node only if installed).
 
 The attribution printed under the table splits the C rows' marginal cost into engine + codec,
-trio (one scheduler pass + the watchdog's re-arming), the rest of the runner, and the pipes
+trio (one scheduler pass + the watchdog), the rest of the runner, and the pipes
 (C row minus in-memory ``play_match``).
 
 ``--breakdown`` adds CPU per move of each stage of the engine + codec row, each timed in bulk
@@ -111,7 +113,13 @@ from arena.games.match import Match, MatchLength, start_match  # noqa: E402
 from arena.games.registry import get_game  # noqa: E402
 from arena.referee.channel import BotSpec, Connector  # noqa: E402
 from arena.referee.clock import TimeLimits  # noqa: E402
-from arena.referee.match import MatchConfig, _MatchRunner, play_match  # noqa: E402
+from arena.referee.match import (  # noqa: E402
+    MatchConfig,
+    _MatchRunner,
+    _Pending,
+    _Watchdog,
+    play_match,
+)
 from arena.referee.process import ExitStatus, open_bot_process  # noqa: E402
 from arena.replay import Action, Replay  # noqa: E402
 from arena.wire import (  # noqa: E402
@@ -858,13 +866,27 @@ async def _round_trips(
                     await send(line)
                 with trio.move_on_at(deadline):
                     await receive()
-        elif mode == "watchdog":  # what _MatchRunner._request does with its watchdog
+        elif mode == "rearm":  # the runner's watchdog before it had its own task
             with trio.CancelScope() as watchdog:
                 for _ in range(n):
                     watchdog.deadline = now() + 10.0
                     await send(line)
                     await receive()
                     watchdog.deadline = math.inf
+        elif mode == "watchdog":  # what _MatchRunner._request does with its watchdog
+            dog = _Watchdog()
+            # The watchdog reads only the deadline (the runner makes a _Pending per move anyway).
+            request = _Pending(None, 0, 1, 0.0, math.inf, 10_000, None)  # type: ignore[arg-type]
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(dog.run)
+                with dog.scope:
+                    for _ in range(n):
+                        request.deadline = now() + 10.0
+                        dog.watch(request)
+                        await send(line)
+                        await receive()
+                        dog.pending = None
+                nursery.cancel_scope.cancel()
         else:
             raise ValueError(mode)
         w1, c1, s1 = time.perf_counter(), cpu_self(), sys_self()
@@ -875,10 +897,12 @@ async def _round_trips(
 ROUND_TRIP_ROWS = (
     ("pipe", "bare", "pipe round trip, bare (no engine)"),
     ("pipe", "fresh", "pipe round trip + 2 fresh cancel scopes"),
-    ("pipe", "watchdog", "pipe round trip + re-armed watchdog"),
+    ("pipe", "rearm", "pipe round trip + scope re-armed per move"),
+    ("pipe", "watchdog", "pipe round trip + the runner's watchdog"),
     ("memory", "bare", "in-memory round trip, bare"),
     ("memory", "fresh", "in-memory round trip + 2 fresh scopes"),
-    ("memory", "watchdog", "in-memory round trip + re-armed watchdog"),
+    ("memory", "rearm", "in-memory round trip + scope re-armed"),
+    ("memory", "watchdog", "in-memory round trip + runner's watchdog"),
 )
 MEMORY_TRIP_ROW = ROUND_TRIP_ROWS[-1][2]
 
@@ -988,7 +1012,7 @@ _REQUEST = "RequestBuilder.request() (message build)"
 _DECODE = "decode reply + move_from_wire"
 _CLOCK = "clock: trio.current_time, SeatClock"
 _TURN_OWN = "_turn own code (Action record, checks, _Pending)"
-_WATCHDOG = "watchdog re-arm (CancelScope.deadline setter)"
+_WATCHDOG = "watchdog (its task, or a CancelScope.deadline setter)"
 _SCOPES = "trio cancel scopes (truncated stacks)"
 _SCHEDULER = "trio scheduler and epoll (between tasks)"
 _APPLY = "Match.apply (copy + state.apply)"
@@ -1034,7 +1058,7 @@ def _frame_category(name: str, file: str) -> str | None:
     """The category one frame names by itself, if any."""
     if name in _IO_FUNCS:
         return _IO_FUNCS[name]
-    if name == "CancelScope.deadline":
+    if name == "CancelScope.deadline" or name.startswith("_Watchdog."):
         return _WATCHDOG
     for (rule_name, suffix), category in _TURN_RULES.items():
         if name == rule_name and file.endswith(suffix):
@@ -1058,6 +1082,8 @@ def _categorise(frames: list[tuple[str, str]]) -> str:
             return _TURN_OWN
         name, file = rest[0]
         return _frame_category(name, file) or f"other under _turn: {name}"
+    if "_Watchdog.run" in names:
+        return _WATCHDOG
     if "_MatchRunner._play" in names:
         return "per hand: hand_start/hand_end, notifications, records, next_hand"
     if "_MatchRunner._start_bots" in names or "_MatchRunner._finish" in names:
@@ -1198,7 +1224,7 @@ def attribution(rows: dict[str, Row], c_rows: list[Row], parse_us: float) -> dic
     trip = rows[MEMORY_TRIP_ROW].ref_cpu_us_per_move - parse_us
     parts: dict[str, Any] = {
         "engine + codec (engine row)": engine,
-        "trio: one scheduler pass + the watchdog re-armed (in-memory round trip)": trip,
+        "trio: one scheduler pass + the watchdog (in-memory round trip)": trip,
         "rest of the runner, gc included (in-memory play_match marginal - the two above)": (
             memory_us - engine - trip
         ),

@@ -111,3 +111,57 @@ def test_requests_carry_increasing_ids_and_only_the_seats_own_hand() -> None:
             if msg["hand_number"] == hand.hand_number:
                 assert not {tuple(t) for t in msg["hand"]} & other  # type: ignore[attr-defined]
     assert "boneyard" not in json.dumps(seen).replace("boneyard_size", "")
+
+
+def paced(name: str, delays: dict[int, float], default: float = 0.0) -> Script:
+    """Like `first_legal`, but request N is answered after ``delays.get(N, default)`` s."""
+    inner = first_legal(name)
+    count = 0
+
+    def script(line: bytes) -> list[bytes] | tuple[float, list[bytes]] | None:
+        nonlocal count
+        reply = inner(line)
+        if json.loads(line)["type"] != "request":
+            return reply
+        count += 1
+        delay = delays.get(count, default)
+        assert isinstance(reply, list)
+        return (delay, reply) if delay else reply
+
+    return script
+
+
+def test_a_request_due_before_the_one_before_it_times_out_at_its_own_deadline() -> None:
+    """A seat with less bank left than the other is timed out at its own, earlier, deadline."""
+    # a spends all but 50 ms of its bank on its first move; b answers every request in 90 ms of
+    # its 100 ms limit. a's second request is then due 150 ms after it is sent, sooner than b's
+    # request just before it (1.1 s after that one was sent).
+    replay = run(
+        {"a": paced("a", {1: 1.05, 2: 3600}), "b": paced("b", {}, default=0.09)},
+        move_ms=100,
+        bank_ms=1000,
+    )
+    failure = replay.seats[0].failure
+    assert failure is not None
+    assert failure.status is Status.TIMEOUT
+    assert failure.overrun_ms == 0.0
+    assert replay.seats[1].status is Status.OK
+
+
+def test_a_deadline_that_passes_while_a_failed_bot_is_stopped_is_no_timeout() -> None:
+    """An illegal move answered at once is recorded as such, though its request's deadline
+    passes while the referee waits for the bot to exit."""
+
+    def illegal(line: bytes) -> list[bytes] | None:
+        msg = json.loads(line)
+        if msg["type"] == "hello":
+            return [b'{"type":"ready","name":"a"}']
+        if msg["type"] == "request":
+            moves = ({"action": "pass"}, {"action": "draw"})
+            move = next(m for m in moves if m not in msg["legal"])
+            return [json.dumps({"type": "move", "id": msg["id"], "move": move}).encode()]
+        return []  # it reads the error and keeps running: the referee waits, then stops it
+
+    replay = run({"a": illegal, "b": first_legal("b")}, move_ms=100)
+    assert replay.seats[0].status is Status.ILLEGAL_MOVE
+    assert replay.seats[1].status is Status.OK
