@@ -128,15 +128,23 @@ class _Watchdog:
     after the reply cost the referee ~3 µs of CPU per move more.
     """
 
-    __slots__ = ("_sleep", "_wake", "pending", "scope")
+    __slots__ = ("_sleep", "_wake", "fired", "pending", "scope")
 
     def __init__(self) -> None:
         #: The match loop's scope (a new one each time the watchdog has fired).
         self.scope = trio.CancelScope()
+        #: Whether ``scope`` was cancelled (a request's deadline passed).
+        self.fired = False
         #: The request waited for, or ``None`` (between requests, the watchdog never fires).
         self.pending: _Pending | None = None
         self._wake = math.inf
         self._sleep = trio.CancelScope()
+
+    def renew(self) -> trio.CancelScope:
+        """A fresh ``scope`` for the match loop, once the fired one has been left."""
+        self.fired = False
+        self.scope = trio.CancelScope()
+        return self.scope
 
     def watch(self, pending: _Pending) -> None:
         """Watch ``pending`` until ``pending`` is set to ``None`` (or its deadline passes)."""
@@ -153,6 +161,7 @@ class _Watchdog:
             pending = self.pending
             if pending is not None and trio.current_time() >= pending.deadline:
                 self.pending = pending = None
+                self.fired = True
                 self.scope.cancel()
             self._wake = math.inf if pending is None else pending.deadline
 
@@ -373,7 +382,7 @@ class _MatchRunner:
                     with watchdog.scope:
                         match = await self._play(match)
                         break
-                    watchdog.scope = trio.CancelScope()
+                    watchdog.renew()
                     assert self.match is not None
                     match = await self._deadline_passed(self.match)
             except BaseException as error:
@@ -386,6 +395,8 @@ class _MatchRunner:
         return match
 
     async def _deadline_passed(self, match: Match) -> Match:
+        if self.resumed is not None:
+            return match  # the reply had been read already (see _request)
         pending = self.pending
         assert pending is not None
         seat = pending.seat
@@ -677,6 +688,13 @@ class _MatchRunner:
                 await self._io_failure(seat, error, "move", pending.hand_number, pending.request_id)
             ) from None
         watchdog.pending = None
+        if watchdog.fired:
+            # The deadline passed while the reply, read in time, waited for the referee to take
+            # it up (it stalled past the deadline at its last checkpoint), and the scope is
+            # cancelled all the same: leave it with the reply in hand, which _turn takes up when
+            # the loop is re-entered, instead of failing the next request at its first await.
+            self.resumed = line
+            await trio.lowlevel.checkpoint()  # raises Cancelled
         return line
 
     async def _io_failure(
