@@ -110,6 +110,31 @@ def arms_to_wire(view: SeatView) -> m.Arms | None:
     return m.Arms(north=list(arms.get("north", ())), south=list(arms.get("south", ())))
 
 
+#: `MoveRequest`'s fields in the order `RequestBuilder` passes them (by position).
+REQUEST_FIELD_ORDER = (
+    "id",
+    "hand_number",
+    "seat",
+    "hand",
+    "layout",
+    "ends",
+    "hand_counts",
+    "boneyard_size",
+    "scores",
+    "draws",
+    "passes",
+    "history",
+    "legal",
+    "time_left_ms",
+    "bank_ms",
+    "retired",
+    "spinner",
+    "arms",
+    "count",
+    "scoring",
+)
+
+
 class RequestBuilder:
     """Builds the ``request`` messages of a match, converting each public event only once.
 
@@ -140,30 +165,54 @@ class RequestBuilder:
             raise ValueError("the view's history is shorter than the last one: call new_hand()")
         for event in events[len(history) :]:
             history.append(m.Event(seat=event.seat, move=move_to_wire(event.move)))
-        fives: dict[str, Any] = {}
+        return self._message(view, request_id, hand_number, time_left_ms, bank_ms, history)
+
+    def _message(
+        self,
+        view: SeatView,
+        request_id: int,
+        hand_number: int,
+        time_left_ms: int,
+        bank_ms: int,
+        history: list[m.Event],
+    ) -> m.MoveRequest:
+        """The request with ``history``, the builder's list of events.
+
+        The fields go by position, in the order of `REQUEST_FIELD_ORDER` (a test keeps it in step
+        with the struct): by keyword, building the message costs ~0.7 µs more per request.
+        """
+        spinner: Any = msgspec.UNSET
+        arms: Any = msgspec.UNSET
+        count: Any = msgspec.UNSET
+        scoring: Any = msgspec.UNSET
         if view.end_count is not None:
-            fives = self._fives_fields(view)
+            spinner, arms, count, scoring = self._fives_fields(view)
         return m.MoveRequest(
-            id=request_id,
-            hand_number=hand_number,
-            seat=view.seat,
-            hand=list(view.hand),
-            layout=list(view.layout),
-            ends=_ends(view.ends),
-            hand_counts=list(view.hand_counts),
-            boneyard_size=view.boneyard_size,
-            scores=list(view.scores),
-            draws=list(view.draws),
-            passes=list(view.passes),
-            history=history,
-            legal=[move_to_wire(mv) for mv in view.legal],
-            time_left_ms=max(0, time_left_ms),
-            bank_ms=max(0, bank_ms),
-            retired=list(view.retired),
-            **fives,
+            request_id,
+            hand_number,
+            view.seat,
+            list(view.hand),
+            list(view.layout),
+            _ends(view.ends),
+            list(view.hand_counts),
+            view.boneyard_size,
+            list(view.scores),
+            list(view.draws),
+            list(view.passes),
+            history,
+            [move_to_wire(mv) for mv in view.legal],
+            max(0, time_left_ms),
+            max(0, bank_ms),
+            list(view.retired),
+            spinner,
+            arms,
+            count,
+            scoring,
         )
 
-    def _fives_fields(self, view: SeatView) -> dict[str, Any]:
+    def _fives_fields(
+        self, view: SeatView
+    ) -> tuple[int | None, m.Arms | None, int | None, list[m.Score]]:
         """Fives' table facts for a request: the spinner, its arms, the count, the scores
         (each scoring event converted to its wire form once per hand, like the history)."""
         scoring = self._scoring
@@ -171,12 +220,7 @@ class RequestBuilder:
             raise ValueError("the view's scoring is shorter than the last one: call new_hand()")
         for event in view.scoring[len(scoring) :]:
             scoring.append(score_to_wire(event))
-        return {
-            "spinner": view.spinner,
-            "arms": arms_to_wire(view),
-            "count": view.end_count,
-            "scoring": scoring,
-        }
+        return view.spinner, arms_to_wire(view), view.end_count, scoring
 
 
 def move_request(

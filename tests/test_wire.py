@@ -29,6 +29,7 @@ from arena.games.matador import (
 )
 from arena.games.tiles import ALL_TILES, Tile
 from arena.wire import (
+    REQUEST_FIELD_ORDER,
     hand_end,
     hand_start,
     move_from_wire,
@@ -289,6 +290,11 @@ def test_request_matches_the_engine_position() -> None:
         assert request.retired == []
         checked += 1
     assert checked > 500
+
+
+def test_the_builder_passes_the_request_fields_in_the_structs_order() -> None:
+    """RequestBuilder builds MoveRequest by position: its field order is the struct's."""
+    assert m.MoveRequest.__struct_fields__ == REQUEST_FIELD_ORDER
 
 
 def test_request_round_trips_on_the_bot_side() -> None:
