@@ -15,13 +15,15 @@ from typing import Any
 
 import msgspec
 
-from arena.games.api import DRAW, PASS, HandOutcome, Move, SeatView, play
+from arena.games.api import DRAW, PASS, HandOutcome, Move, PublicEvent, SeatView, play
 from arena.games.tiles import make_tile
 from protocol import messages as m
+from protocol.codec import encode, encode_part
 
 _DRAW_WIRE = m.Draw()
 _PASS_WIRE = m.Pass()
 _wire_cache: dict[Move, m.WireMove] = {}
+_EVENT_JSON: dict[PublicEvent, bytes] = {}
 _ENDS: dict[tuple[tuple[str, int], ...], list[m.End]] = {}
 _SCORES: dict[tuple[int, int, str], m.Score] = {}
 
@@ -84,6 +86,15 @@ def rules_from_wire(config: m.RulesConfig) -> dict[str, Any]:
     return dict(raw)
 
 
+def _event_json(event: PublicEvent) -> bytes:
+    """The JSON of a history entry (cached: there are few seat and move combinations)."""
+    data = _EVENT_JSON.get(event)
+    if data is None:
+        wire = m.Event(seat=event.seat, move=move_to_wire(event.move))
+        data = _EVENT_JSON[event] = encode_part(wire)
+    return data
+
+
 def _ends(ends: tuple[tuple[str, int], ...]) -> list[m.End]:
     """The ``ends`` field for these open ends (cached: there are few combinations)."""
     wire = _ENDS.get(ends)
@@ -144,16 +155,21 @@ class RequestBuilder:
     before asking for the next one.
     """
 
-    __slots__ = ("_history", "_scoring")
+    __slots__ = ("_history", "_history_json", "_json_events", "_scoring")
 
     def __init__(self) -> None:
         self._history: list[m.Event] = []
         self._scoring: list[m.Score] = []
+        # For request_line: the JSON of the history's first _json_events events, comma-joined.
+        self._history_json = b""
+        self._json_events = 0
 
     def new_hand(self) -> None:
         """Forget the previous hand's history (and, in Fives, its scoring events)."""
         self._history = []
         self._scoring = []
+        self._history_json = b""
+        self._json_events = 0
 
     def request(
         self, view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
@@ -167,6 +183,25 @@ class RequestBuilder:
             history.append(m.Event(seat=event.seat, move=move_to_wire(event.move)))
         return self._message(view, request_id, hand_number, time_left_ms, bank_ms, history)
 
+    def request_line(
+        self, view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
+    ) -> bytes:
+        """The encoded ``request`` (byte for byte ``encode(self.request(...))``), the history's
+        JSON extended by the new events instead of encoded again: the referee's path."""
+        events = view.history
+        done = self._json_events
+        if done > len(events):
+            raise ValueError("the view's history is shorter than the last one: call new_hand()")
+        if done < len(events):
+            parts = [_event_json(event) for event in events[done:]]
+            if done:
+                parts.insert(0, self._history_json)
+            self._history_json = b",".join(parts)
+            self._json_events = len(events)
+        # msgspec writes a Raw value's bytes as they are, in the place of the list of events.
+        history = msgspec.Raw(b"[" + self._history_json + b"]")
+        return encode(self._message(view, request_id, hand_number, time_left_ms, bank_ms, history))
+
     def _message(
         self,
         view: SeatView,
@@ -174,9 +209,9 @@ class RequestBuilder:
         hand_number: int,
         time_left_ms: int,
         bank_ms: int,
-        history: list[m.Event],
+        history: Any,
     ) -> m.MoveRequest:
-        """The request with ``history``, the builder's list of events.
+        """The request with ``history`` as given: a list of events, or their JSON (a Raw).
 
         The fields go by position, in the order of `REQUEST_FIELD_ORDER` (a test keeps it in step
         with the struct): by keyword, building the message costs ~0.7 µs more per request.

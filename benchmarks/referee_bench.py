@@ -27,7 +27,7 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
   process per core, its bots beside it). ``moves/s`` is the total over the processes.
 - ``engine + codec only``: no processes, no trio: the same games (first legal move, so the same
   moves as the C row) driven synchronously through the calls the runner makes per move
-  (``hand.view(seat)``, ``RequestBuilder.request``, ``encode``, ``decode_from_bot`` of the
+  (``hand.view(seat)``, ``RequestBuilder.request_line``, ``decode_from_bot`` of the
   reply, ``move_from_wire``, the legality check against the view, the ``Action`` record,
   ``match.apply``) and per hand (``RequestBuilder.new_hand``, the ``hand_start``/``hand_end``
   messages, ``next_hand``, the runner's own ``_record_hand``).
@@ -528,7 +528,7 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
             assert seat_no is not None
             request_id += 1
             view = hand.view(seat_no)
-            request = encode(requests.request(view, request_id, number, MOVE_MS, 0))
+            request = requests.request_line(view, request_id, number, MOVE_MS, 0)
             line = _reply_line(request_id, view.legal[0], replies)
             reply = decode_from_bot(line)
             if not isinstance(reply, m.MoveReply) or reply.id != request_id:
@@ -625,7 +625,7 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
     Each stage gets its inputs in the state the runner finds them: ``view()`` runs on states
     fresh from ``apply`` (their parent's public record built, theirs not: the view extends it
     by one action and computes the legal moves), a hand's first view excepted (its record was
-    built by the ``hand_start`` views); ``RequestBuilder.request`` sees a hand's views in
+    built by the ``hand_start`` views); ``RequestBuilder.request_line`` sees a hand's views in
     order; the per-hand stages start from freshly dealt and freshly finished hands.
     """
     trace = trace_games(matches, hands)
@@ -641,23 +641,17 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
                 states.append(previous.match.hand.apply(previous.move))
         return states
 
-    def build_requests(_: None) -> None:
+    def build_requests(_: None) -> list[bytes]:
         builder = RequestBuilder()
+        lines = []
         for t in turns:
             if t.first:
                 builder.new_hand()
-            builder.request(t.view, t.request_id, t.hand_number, MOVE_MS, 0)
+            lines.append(builder.request_line(t.view, t.request_id, t.hand_number, MOVE_MS, 0))
+        return lines
 
-    # Requests share the builder's history list: the encode stage gets copies frozen in time.
-    requests = []
-    builder = RequestBuilder()
-    for t in turns:
-        if t.first:
-            builder.new_hand()
-        request = builder.request(t.view, t.request_id, t.hand_number, MOVE_MS, 0)
-        requests.append(msgspec.structs.replace(request, history=list(request.history)))
-    if [encode(r) for r in requests] != [t.request for t in turns]:
-        raise AssertionError("the stage inputs are not the engine row's requests")
+    if build_requests(None) != [t.request for t in turns]:
+        raise AssertionError("the stage's requests are not the engine row's")
     replies = [decode_from_bot(t.reply) for t in turns]
     checks = [(r.move, t.view.legal) for r, t in zip(replies, turns, strict=True)]  # type: ignore[union-attr]
     recorder = hand_recorder(match_config(SEED_BASE, hands))
@@ -696,8 +690,7 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
             fresh_states,
             lambda states: [s.view(t.seat) for s, t in zip(states, turns, strict=True)],
         ),
-        "RequestBuilder.request()": (nothing, build_requests),
-        "encode(request)": (nothing, lambda _: [encode(r) for r in requests]),
+        "RequestBuilder.request_line() (build + encode)": (nothing, build_requests),
         "decode_from_bot(reply)": (nothing, lambda _: [decode_from_bot(t.reply) for t in turns]),
         "move_from_wire + legality check": (
             nothing,
@@ -1008,7 +1001,7 @@ def profile_c_match(commands: list[str], hands: int, top: int) -> dict[str, Any]
 # Categories of the py-spy samples. Under ``_MatchRunner._turn``, the first frame below it
 # decides (below ``_request`` for the I/O and the watchdog): (function, file suffix) -> category.
 _VIEW = "hand.view(seat) -> SeatView"
-_REQUEST = "RequestBuilder.request() (message build)"
+_REQUEST = "RequestBuilder.request_line() (build + encode)"
 _DECODE = "decode reply + move_from_wire"
 _CLOCK = "clock: trio.current_time, SeatClock"
 _TURN_OWN = "_turn own code (Action record, checks, _Pending)"
@@ -1018,8 +1011,7 @@ _SCHEDULER = "trio scheduler and epoll (between tasks)"
 _APPLY = "Match.apply (copy + state.apply)"
 _TURN_RULES = {
     ("MatadorState.view", "matador.py"): _VIEW,
-    ("RequestBuilder.request", "wire.py"): _REQUEST,
-    ("encode", "codec.py"): "msgspec encode",
+    ("RequestBuilder.request_line", "wire.py"): _REQUEST,
     ("_MatchRunner._decode", "match.py"): _DECODE,
     ("move_from_wire", "wire.py"): _DECODE,
     ("Match.apply", "match.py"): _APPLY,

@@ -535,8 +535,8 @@ class _MatchRunner:
             request_id = self.request_id
             time_left_ms = clock.time_left_ms()
             view = hand.view(seat_no)
-            message = encode(
-                self.requests.request(view, request_id, number, time_left_ms, clock.bank_ms())
+            message = self.requests.request_line(
+                view, request_id, number, time_left_ms, clock.bank_ms()
             )
             started = trio.current_time()
             deadline = started + clock.allowance_s()
