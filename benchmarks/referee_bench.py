@@ -45,7 +45,7 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
 - ``py random + py greedy`` and ``node greedy x2``: the sample bots (node only if installed).
 
 The attribution printed under the table splits the C rows' marginal cost into engine + codec,
-trio (one scheduler pass + the watchdog), the rest of the runner, and the pipes
+trio (scheduler passes + the watchdog), the rest of the runner, and the pipes
 (C row minus in-memory ``play_match``).
 
 ``--breakdown`` adds CPU per move of each stage of the engine + codec row, each timed in bulk
@@ -120,7 +120,7 @@ from arena.referee.match import (  # noqa: E402
     _Watchdog,
     play_match,
 )
-from arena.referee.process import ExitStatus, open_bot_process  # noqa: E402
+from arena.referee.process import FAIR_SLICE_S, ExitStatus, open_bot_process  # noqa: E402
 from arena.replay import Action, Replay  # noqa: E402
 from arena.wire import (  # noqa: E402
     RequestBuilder,
@@ -747,14 +747,16 @@ def instant_reply(line: bytes) -> bytes | None:
 class InstantMemoryBot:
     """A `BotChannel` in this process that answers like instant_bot.c, with no pipes.
 
-    ``receive_line`` passes through the trio scheduler once, as ``BotProcess.receive_line``
-    does when a line is already buffered; ``send_line`` only checks for cancellation, as
-    ``BotProcess.send_line`` does when the pipe has room.
+    ``receive_line`` passes through the trio scheduler only once `FAIR_SLICE_S` has gone by
+    since it last did, as ``BotProcess.receive_line`` does with a line that is there already;
+    ``send_line`` only checks for cancellation, as ``BotProcess.send_line`` does when the pipe
+    has room.
     """
 
     def __init__(self) -> None:
         self._pending: collections.deque[bytes] = collections.deque()
         self._exit = ExitStatus(None, None)
+        self._scheduled_at = 0.0
 
     async def send_line(self, line: bytes) -> None:
         await trio.lowlevel.checkpoint_if_cancelled()
@@ -768,7 +770,9 @@ class InstantMemoryBot:
         await trio.lowlevel.checkpoint_if_cancelled()
         if not self._pending:
             await trio.sleep_forever()
-        await trio.lowlevel.cancel_shielded_checkpoint()
+        if time.perf_counter() - self._scheduled_at >= FAIR_SLICE_S:
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            self._scheduled_at = time.perf_counter()
         return self._pending.popleft()
 
     def poll_line_nowait(self) -> bytes | None:
@@ -1029,7 +1033,7 @@ _IO_FUNCS = {
     "BotProcess.receive_line": "pipe I/O: receive_line (os.read, framing)",
     "BotProcess.poll_line_nowait": "pipe I/O: receive_line (os.read, framing)",
     "InstantMemoryBot.send_line": "the in-memory bots' own work (not the referee's)",
-    "InstantMemoryBot.receive_line": "in-memory receive_line (one scheduler checkpoint)",
+    "InstantMemoryBot.receive_line": "in-memory receive_line (scheduler passes)",
 }
 _SCOPE_FUNCS = {
     "CancelScope.__enter__",
@@ -1216,7 +1220,7 @@ def attribution(rows: dict[str, Row], c_rows: list[Row], parse_us: float) -> dic
     trip = rows[MEMORY_TRIP_ROW].ref_cpu_us_per_move - parse_us
     parts: dict[str, Any] = {
         "engine + codec (engine row)": engine,
-        "trio: one scheduler pass + the watchdog (in-memory round trip)": trip,
+        "trio: scheduler passes + the watchdog (in-memory round trip)": trip,
         "rest of the runner, gc included (in-memory play_match marginal - the two above)": (
             memory_us - engine - trip
         ),
