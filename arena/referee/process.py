@@ -514,8 +514,7 @@ class BotProcess:
             if self.stdout_bytes_received > self._max_stdout:
                 self._stdout_over = True
                 raise OutputLimitError(self._max_stdout, self.stdout_bytes_received)
-            buffer.feed(data)
-            line = buffer.next_line()
+            line = buffer.take_line(data)
             if line is not None:
                 if _now() - self._scheduled_at >= FAIR_SLICE_S:
                     await _cancel_shielded_checkpoint()
@@ -557,8 +556,7 @@ class BotProcess:
             if self.stdout_bytes_received > self._max_stdout:
                 self._stdout_over = True
                 raise OutputLimitError(self._max_stdout, self.stdout_bytes_received)
-            buffer.feed(data)
-            line = buffer.next_line()
+            line = buffer.take_line(data)
         return line
 
     def _eof_error(self) -> BotEOFError:
