@@ -750,7 +750,7 @@ class InstantMemoryBot:
     ``receive_line`` passes through the trio scheduler only once `FAIR_SLICE_S` has gone by
     since it last did, as ``BotProcess.receive_line`` does with a line that is there already;
     ``send_line`` only checks for cancellation, as ``BotProcess.send_line`` does when the pipe
-    has room.
+    has room, and ``send_line_nowait`` always sends.
     """
 
     def __init__(self) -> None:
@@ -760,11 +760,15 @@ class InstantMemoryBot:
 
     async def send_line(self, line: bytes) -> None:
         await trio.lowlevel.checkpoint_if_cancelled()
+        self.send_line_nowait(line)
+
+    def send_line_nowait(self, line: bytes) -> bool:
         reply = instant_reply(line)
         if reply is not None:
             self._pending.append(reply)
         elif line.startswith((b'{"type":"match_end"', b'{"type":"error"')):
             self._exit = ExitStatus(0, None)
+        return True
 
     async def receive_line(self) -> bytes:
         await trio.lowlevel.checkpoint_if_cancelled()

@@ -29,6 +29,7 @@ import contextlib
 import errno
 import os
 import queue
+import select
 import shlex
 import shutil
 import subprocess
@@ -445,6 +446,38 @@ class BotProcess:
             raise BotGoneError(f"cannot write to the bot: {exc.strerror or exc}") from exc
         if written < len(data):
             await self._send_rest(memoryview(data)[written:])
+
+    def send_line_nowait(self, line: bytes) -> bool:
+        """Writes one line to the bot's stdin if the pipe has room for all of it now.
+
+        It never waits and is not a cancellation point. A line that a pipe does not write in
+        one piece (over ``select.PIPE_BUF`` bytes with its newline: 4096 on Linux) is never
+        written here.
+
+        Args:
+            line: The line, without a newline (none is checked for; one is appended).
+
+        Returns:
+            Whether the line was written; when it was not, no part of it was.
+
+        Raises:
+            BotGoneError: As `send_line`.
+        """
+        fd = self._stdin_fd
+        if fd < 0:
+            raise BotGoneError("cannot write to the bot: its process was closed")
+        data = line + b"\n"
+        if len(data) > select.PIPE_BUF:
+            return False
+        try:
+            written = os.write(fd, data)
+        except BlockingIOError:
+            return False
+        except OSError as exc:
+            raise BotGoneError(f"cannot write to the bot: {exc.strerror or exc}") from exc
+        # A pipe writes up to PIPE_BUF bytes in one piece, or nothing (EAGAIN) when full.
+        assert written == len(data)
+        return True
 
     async def _send_rest(self, rest: memoryview) -> None:
         while rest:

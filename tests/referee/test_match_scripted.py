@@ -205,6 +205,9 @@ class _StallingBot:
         await trio.lowlevel.cancel_shielded_checkpoint()
         return line
 
+    def send_line_nowait(self, line: bytes) -> bool:
+        return False
+
     def poll_line_nowait(self) -> bytes | None:
         return self._replies.pop(0) if self._replies else None
 

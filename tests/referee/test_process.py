@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import shlex
 import signal
 import sys
@@ -291,6 +292,33 @@ def test_send_to_exited_bot_raises_bot_gone() -> None:
             await proc.wait_exit()
             with pytest.raises(BotGoneError, match="cannot write to the bot: Broken pipe"):
                 await proc.send_line(b"{}")
+
+    run(main)
+
+
+def test_send_line_nowait_writes_whole_lines_or_nothing() -> None:
+    """send_line_nowait writes a line the pipe has room for, and no part of one over PIPE_BUF
+    or one the full pipe has no room for; it raises BotGoneError once the bot has gone."""
+    code = "import sys, time; time.sleep(0.3); [print(x, end='', flush=True) for x in sys.stdin]"
+
+    async def main() -> None:
+        async with open_bot_process(python(code)) as proc:
+            assert not proc.send_line_nowait(b"b" * select.PIPE_BUF)  # 4097 bytes with "\n"
+            sent = 0
+            while proc.send_line_nowait(b"c" * 1000):  # the bot reads nothing yet: it fills
+                sent += 1
+            assert 0 < sent * 1001 <= 1 << 20
+            assert not proc.send_line_nowait(b"c" * 1000)
+            for _ in range(sent):
+                assert await proc.receive_line() == b"c" * 1000
+            await proc.send_line(b"end")
+            assert await proc.receive_line() == b"end"
+        async with open_bot_process(bot("crash_at_start")) as proc:
+            await proc.wait_exit()
+            with pytest.raises(BotGoneError, match="Broken pipe"):
+                proc.send_line_nowait(b"{}")
+        with pytest.raises(BotGoneError, match="closed"):
+            proc.send_line_nowait(b"{}")
 
     run(main)
 
