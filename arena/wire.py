@@ -15,13 +15,15 @@ from typing import Any
 
 import msgspec
 
-from arena.games.api import DRAW, PASS, HandOutcome, Move, SeatView, play
+from arena.games.api import DRAW, PASS, HandOutcome, Move, PublicEvent, SeatView, play
 from arena.games.tiles import make_tile
 from protocol import messages as m
+from protocol.codec import encode, encode_part
 
 _DRAW_WIRE = m.Draw()
 _PASS_WIRE = m.Pass()
 _wire_cache: dict[Move, m.WireMove] = {}
+_EVENT_JSON: dict[PublicEvent, bytes] = {}
 _ENDS: dict[tuple[tuple[str, int], ...], list[m.End]] = {}
 _SCORES: dict[tuple[int, int, str], m.Score] = {}
 
@@ -84,6 +86,15 @@ def rules_from_wire(config: m.RulesConfig) -> dict[str, Any]:
     return dict(raw)
 
 
+def _event_json(event: PublicEvent) -> bytes:
+    """The JSON of a history entry (cached: there are few seat and move combinations)."""
+    data = _EVENT_JSON.get(event)
+    if data is None:
+        wire = m.Event(seat=event.seat, move=move_to_wire(event.move))
+        data = _EVENT_JSON[event] = encode_part(wire)
+    return data
+
+
 def _ends(ends: tuple[tuple[str, int], ...]) -> list[m.End]:
     """The ``ends`` field for these open ends (cached: there are few combinations)."""
     wire = _ENDS.get(ends)
@@ -110,6 +121,31 @@ def arms_to_wire(view: SeatView) -> m.Arms | None:
     return m.Arms(north=list(arms.get("north", ())), south=list(arms.get("south", ())))
 
 
+#: `MoveRequest`'s fields in the order `RequestBuilder` passes them (by position).
+REQUEST_FIELD_ORDER = (
+    "id",
+    "hand_number",
+    "seat",
+    "hand",
+    "layout",
+    "ends",
+    "hand_counts",
+    "boneyard_size",
+    "scores",
+    "draws",
+    "passes",
+    "history",
+    "legal",
+    "time_left_ms",
+    "bank_ms",
+    "retired",
+    "spinner",
+    "arms",
+    "count",
+    "scoring",
+)
+
+
 class RequestBuilder:
     """Builds the ``request`` messages of a match, converting each public event only once.
 
@@ -119,16 +155,21 @@ class RequestBuilder:
     before asking for the next one.
     """
 
-    __slots__ = ("_history", "_scoring")
+    __slots__ = ("_history", "_history_json", "_json_events", "_scoring")
 
     def __init__(self) -> None:
         self._history: list[m.Event] = []
         self._scoring: list[m.Score] = []
+        # For request_line: the JSON of the history's first _json_events events, comma-joined.
+        self._history_json = b""
+        self._json_events = 0
 
     def new_hand(self) -> None:
         """Forget the previous hand's history (and, in Fives, its scoring events)."""
         self._history = []
         self._scoring = []
+        self._history_json = b""
+        self._json_events = 0
 
     def request(
         self, view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
@@ -140,30 +181,73 @@ class RequestBuilder:
             raise ValueError("the view's history is shorter than the last one: call new_hand()")
         for event in events[len(history) :]:
             history.append(m.Event(seat=event.seat, move=move_to_wire(event.move)))
-        fives: dict[str, Any] = {}
+        return self._message(view, request_id, hand_number, time_left_ms, bank_ms, history)
+
+    def request_line(
+        self, view: SeatView, request_id: int, hand_number: int, time_left_ms: int, bank_ms: int
+    ) -> bytes:
+        """The encoded ``request`` (byte for byte ``encode(self.request(...))``), the history's
+        JSON extended by the new events instead of encoded again: the referee's path."""
+        events = view.history
+        done = self._json_events
+        if done > len(events):
+            raise ValueError("the view's history is shorter than the last one: call new_hand()")
+        if done < len(events):
+            parts = [_event_json(event) for event in events[done:]]
+            if done:
+                parts.insert(0, self._history_json)
+            self._history_json = b",".join(parts)
+            self._json_events = len(events)
+        # msgspec writes a Raw value's bytes as they are, in the place of the list of events.
+        history = msgspec.Raw(b"[" + self._history_json + b"]")
+        return encode(self._message(view, request_id, hand_number, time_left_ms, bank_ms, history))
+
+    def _message(
+        self,
+        view: SeatView,
+        request_id: int,
+        hand_number: int,
+        time_left_ms: int,
+        bank_ms: int,
+        history: Any,
+    ) -> m.MoveRequest:
+        """The request with ``history`` as given: a list of events, or their JSON (a Raw).
+
+        The fields go by position, in the order of `REQUEST_FIELD_ORDER` (a test keeps it in step
+        with the struct): by keyword, building the message costs ~0.7 µs more per request.
+        """
+        spinner: Any = msgspec.UNSET
+        arms: Any = msgspec.UNSET
+        count: Any = msgspec.UNSET
+        scoring: Any = msgspec.UNSET
         if view.end_count is not None:
-            fives = self._fives_fields(view)
+            spinner, arms, count, scoring = self._fives_fields(view)
         return m.MoveRequest(
-            id=request_id,
-            hand_number=hand_number,
-            seat=view.seat,
-            hand=list(view.hand),
-            layout=list(view.layout),
-            ends=_ends(view.ends),
-            hand_counts=list(view.hand_counts),
-            boneyard_size=view.boneyard_size,
-            scores=list(view.scores),
-            draws=list(view.draws),
-            passes=list(view.passes),
-            history=history,
-            legal=[move_to_wire(mv) for mv in view.legal],
-            time_left_ms=max(0, time_left_ms),
-            bank_ms=max(0, bank_ms),
-            retired=list(view.retired),
-            **fives,
+            request_id,
+            hand_number,
+            view.seat,
+            list(view.hand),
+            list(view.layout),
+            _ends(view.ends),
+            list(view.hand_counts),
+            view.boneyard_size,
+            list(view.scores),
+            list(view.draws),
+            list(view.passes),
+            history,
+            [move_to_wire(mv) for mv in view.legal],
+            max(0, time_left_ms),
+            max(0, bank_ms),
+            list(view.retired),
+            spinner,
+            arms,
+            count,
+            scoring,
         )
 
-    def _fives_fields(self, view: SeatView) -> dict[str, Any]:
+    def _fives_fields(
+        self, view: SeatView
+    ) -> tuple[int | None, m.Arms | None, int | None, list[m.Score]]:
         """Fives' table facts for a request: the spinner, its arms, the count, the scores
         (each scoring event converted to its wire form once per hand, like the history)."""
         scoring = self._scoring
@@ -171,12 +255,7 @@ class RequestBuilder:
             raise ValueError("the view's scoring is shorter than the last one: call new_hand()")
         for event in view.scoring[len(scoring) :]:
             scoring.append(score_to_wire(event))
-        return {
-            "spinner": view.spinner,
-            "arms": arms_to_wire(view),
-            "count": view.end_count,
-            "scoring": scoring,
-        }
+        return view.spinner, arms_to_wire(view), view.end_count, scoring
 
 
 def move_request(

@@ -27,7 +27,7 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
   process per core, its bots beside it). ``moves/s`` is the total over the processes.
 - ``engine + codec only``: no processes, no trio: the same games (first legal move, so the same
   moves as the C row) driven synchronously through the calls the runner makes per move
-  (``hand.view(seat)``, ``RequestBuilder.request``, ``encode``, ``decode_from_bot`` of the
+  (``hand.view(seat)``, ``RequestBuilder.request_line``, ``decode_from_bot`` of the
   reply, ``move_from_wire``, the legality check against the view, the ``Action`` record,
   ``match.apply``) and per hand (``RequestBuilder.new_hand``, the ``hand_start``/``hand_end``
   messages, ``next_hand``, the runner's own ``_record_hand``).
@@ -37,13 +37,15 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
 - ``pipe round trip ...`` / ``in-memory round trip ...``: no engine: one instant bot answering
   the same request line (the median one of the C row's games) again and again, bare, with two
   fresh cancel scopes per move (``move_on_after`` around ``send_line``, ``move_on_at`` around
-  ``receive_line``: the runner before its watchdog), or inside one long-lived scope whose
-  deadline is set before the request and reset to infinity after the reply (what the runner's
-  watchdog does per move, ``_MatchRunner._request``).
+  ``receive_line``: the runner before its watchdog), inside one long-lived scope whose
+  deadline is set before the request and reset to infinity after the reply (the runner's
+  watchdog until it got its own task), or under the runner's own watchdog (`_Watchdog`: one
+  long-lived scope, a task that sleeps to the deadline, and per move only the request written
+  down and cleared, as ``_MatchRunner._request`` does).
 - ``py random + py greedy`` and ``node greedy x2``: the sample bots (node only if installed).
 
 The attribution printed under the table splits the C rows' marginal cost into engine + codec,
-trio (one scheduler pass + the watchdog's re-arming), the rest of the runner, and the pipes
+trio (scheduler passes + the watchdog), the rest of the runner, and the pipes
 (C row minus in-memory ``play_match``).
 
 ``--breakdown`` adds CPU per move of each stage of the engine + codec row, each timed in bulk
@@ -111,8 +113,14 @@ from arena.games.match import Match, MatchLength, start_match  # noqa: E402
 from arena.games.registry import get_game  # noqa: E402
 from arena.referee.channel import BotSpec, Connector  # noqa: E402
 from arena.referee.clock import TimeLimits  # noqa: E402
-from arena.referee.match import MatchConfig, _MatchRunner, play_match  # noqa: E402
-from arena.referee.process import ExitStatus, open_bot_process  # noqa: E402
+from arena.referee.match import (  # noqa: E402
+    MatchConfig,
+    _MatchRunner,
+    _Pending,
+    _Watchdog,
+    play_match,
+)
+from arena.referee.process import FAIR_SLICE_S, ExitStatus, open_bot_process  # noqa: E402
 from arena.replay import Action, Replay  # noqa: E402
 from arena.wire import (  # noqa: E402
     RequestBuilder,
@@ -520,7 +528,7 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
             assert seat_no is not None
             request_id += 1
             view = hand.view(seat_no)
-            request = encode(requests.request(view, request_id, number, MOVE_MS, 0))
+            request = requests.request_line(view, request_id, number, MOVE_MS, 0)
             line = _reply_line(request_id, view.legal[0], replies)
             reply = decode_from_bot(line)
             if not isinstance(reply, m.MoveReply) or reply.id != request_id:
@@ -617,7 +625,7 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
     Each stage gets its inputs in the state the runner finds them: ``view()`` runs on states
     fresh from ``apply`` (their parent's public record built, theirs not: the view extends it
     by one action and computes the legal moves), a hand's first view excepted (its record was
-    built by the ``hand_start`` views); ``RequestBuilder.request`` sees a hand's views in
+    built by the ``hand_start`` views); ``RequestBuilder.request_line`` sees a hand's views in
     order; the per-hand stages start from freshly dealt and freshly finished hands.
     """
     trace = trace_games(matches, hands)
@@ -633,23 +641,17 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
                 states.append(previous.match.hand.apply(previous.move))
         return states
 
-    def build_requests(_: None) -> None:
+    def build_requests(_: None) -> list[bytes]:
         builder = RequestBuilder()
+        lines = []
         for t in turns:
             if t.first:
                 builder.new_hand()
-            builder.request(t.view, t.request_id, t.hand_number, MOVE_MS, 0)
+            lines.append(builder.request_line(t.view, t.request_id, t.hand_number, MOVE_MS, 0))
+        return lines
 
-    # Requests share the builder's history list: the encode stage gets copies frozen in time.
-    requests = []
-    builder = RequestBuilder()
-    for t in turns:
-        if t.first:
-            builder.new_hand()
-        request = builder.request(t.view, t.request_id, t.hand_number, MOVE_MS, 0)
-        requests.append(msgspec.structs.replace(request, history=list(request.history)))
-    if [encode(r) for r in requests] != [t.request for t in turns]:
-        raise AssertionError("the stage inputs are not the engine row's requests")
+    if build_requests(None) != [t.request for t in turns]:
+        raise AssertionError("the stage's requests are not the engine row's")
     replies = [decode_from_bot(t.reply) for t in turns]
     checks = [(r.move, t.view.legal) for r, t in zip(replies, turns, strict=True)]  # type: ignore[union-attr]
     recorder = hand_recorder(match_config(SEED_BASE, hands))
@@ -688,8 +690,7 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
             fresh_states,
             lambda states: [s.view(t.seat) for s, t in zip(states, turns, strict=True)],
         ),
-        "RequestBuilder.request()": (nothing, build_requests),
-        "encode(request)": (nothing, lambda _: [encode(r) for r in requests]),
+        "RequestBuilder.request_line() (build + encode)": (nothing, build_requests),
         "decode_from_bot(reply)": (nothing, lambda _: [decode_from_bot(t.reply) for t in turns]),
         "move_from_wire + legality check": (
             nothing,
@@ -746,28 +747,36 @@ def instant_reply(line: bytes) -> bytes | None:
 class InstantMemoryBot:
     """A `BotChannel` in this process that answers like instant_bot.c, with no pipes.
 
-    ``receive_line`` passes through the trio scheduler once, as ``BotProcess.receive_line``
-    does when a line is already buffered; ``send_line`` only checks for cancellation, as
-    ``BotProcess.send_line`` does when the pipe has room.
+    ``receive_line`` passes through the trio scheduler only once `FAIR_SLICE_S` has gone by
+    since it last did, as ``BotProcess.receive_line`` does with a line that is there already;
+    ``send_line`` only checks for cancellation, as ``BotProcess.send_line`` does when the pipe
+    has room, and ``send_line_nowait`` always sends.
     """
 
     def __init__(self) -> None:
         self._pending: collections.deque[bytes] = collections.deque()
         self._exit = ExitStatus(None, None)
+        self._scheduled_at = 0.0
 
     async def send_line(self, line: bytes) -> None:
         await trio.lowlevel.checkpoint_if_cancelled()
+        self.send_line_nowait(line)
+
+    def send_line_nowait(self, line: bytes) -> bool:
         reply = instant_reply(line)
         if reply is not None:
             self._pending.append(reply)
         elif line.startswith((b'{"type":"match_end"', b'{"type":"error"')):
             self._exit = ExitStatus(0, None)
+        return True
 
     async def receive_line(self) -> bytes:
         await trio.lowlevel.checkpoint_if_cancelled()
         if not self._pending:
             await trio.sleep_forever()
-        await trio.lowlevel.cancel_shielded_checkpoint()
+        if time.perf_counter() - self._scheduled_at >= FAIR_SLICE_S:
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            self._scheduled_at = time.perf_counter()
         return self._pending.popleft()
 
     def poll_line_nowait(self) -> bytes | None:
@@ -858,13 +867,27 @@ async def _round_trips(
                     await send(line)
                 with trio.move_on_at(deadline):
                     await receive()
-        elif mode == "watchdog":  # what _MatchRunner._request does with its watchdog
+        elif mode == "rearm":  # the runner's watchdog before it had its own task
             with trio.CancelScope() as watchdog:
                 for _ in range(n):
                     watchdog.deadline = now() + 10.0
                     await send(line)
                     await receive()
                     watchdog.deadline = math.inf
+        elif mode == "watchdog":  # what _MatchRunner._request does with its watchdog
+            dog = _Watchdog()
+            # The watchdog reads only the deadline (the runner makes a _Pending per move anyway).
+            request = _Pending(None, 0, 1, 0.0, math.inf, 10_000, None)  # type: ignore[arg-type]
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(dog.run)
+                with dog.scope:
+                    for _ in range(n):
+                        request.deadline = now() + 10.0
+                        dog.watch(request)
+                        await send(line)
+                        await receive()
+                        dog.pending = None
+                nursery.cancel_scope.cancel()
         else:
             raise ValueError(mode)
         w1, c1, s1 = time.perf_counter(), cpu_self(), sys_self()
@@ -875,10 +898,12 @@ async def _round_trips(
 ROUND_TRIP_ROWS = (
     ("pipe", "bare", "pipe round trip, bare (no engine)"),
     ("pipe", "fresh", "pipe round trip + 2 fresh cancel scopes"),
-    ("pipe", "watchdog", "pipe round trip + re-armed watchdog"),
+    ("pipe", "rearm", "pipe round trip + scope re-armed per move"),
+    ("pipe", "watchdog", "pipe round trip + the runner's watchdog"),
     ("memory", "bare", "in-memory round trip, bare"),
     ("memory", "fresh", "in-memory round trip + 2 fresh scopes"),
-    ("memory", "watchdog", "in-memory round trip + re-armed watchdog"),
+    ("memory", "rearm", "in-memory round trip + scope re-armed"),
+    ("memory", "watchdog", "in-memory round trip + runner's watchdog"),
 )
 MEMORY_TRIP_ROW = ROUND_TRIP_ROWS[-1][2]
 
@@ -984,18 +1009,17 @@ def profile_c_match(commands: list[str], hands: int, top: int) -> dict[str, Any]
 # Categories of the py-spy samples. Under ``_MatchRunner._turn``, the first frame below it
 # decides (below ``_request`` for the I/O and the watchdog): (function, file suffix) -> category.
 _VIEW = "hand.view(seat) -> SeatView"
-_REQUEST = "RequestBuilder.request() (message build)"
+_REQUEST = "RequestBuilder.request_line() (build + encode)"
 _DECODE = "decode reply + move_from_wire"
 _CLOCK = "clock: trio.current_time, SeatClock"
 _TURN_OWN = "_turn own code (Action record, checks, _Pending)"
-_WATCHDOG = "watchdog re-arm (CancelScope.deadline setter)"
+_WATCHDOG = "watchdog (its task, or a CancelScope.deadline setter)"
 _SCOPES = "trio cancel scopes (truncated stacks)"
 _SCHEDULER = "trio scheduler and epoll (between tasks)"
 _APPLY = "Match.apply (copy + state.apply)"
 _TURN_RULES = {
     ("MatadorState.view", "matador.py"): _VIEW,
-    ("RequestBuilder.request", "wire.py"): _REQUEST,
-    ("encode", "codec.py"): "msgspec encode",
+    ("RequestBuilder.request_line", "wire.py"): _REQUEST,
     ("_MatchRunner._decode", "match.py"): _DECODE,
     ("move_from_wire", "wire.py"): _DECODE,
     ("Match.apply", "match.py"): _APPLY,
@@ -1013,7 +1037,7 @@ _IO_FUNCS = {
     "BotProcess.receive_line": "pipe I/O: receive_line (os.read, framing)",
     "BotProcess.poll_line_nowait": "pipe I/O: receive_line (os.read, framing)",
     "InstantMemoryBot.send_line": "the in-memory bots' own work (not the referee's)",
-    "InstantMemoryBot.receive_line": "in-memory receive_line (one scheduler checkpoint)",
+    "InstantMemoryBot.receive_line": "in-memory receive_line (scheduler passes)",
 }
 _SCOPE_FUNCS = {
     "CancelScope.__enter__",
@@ -1034,7 +1058,7 @@ def _frame_category(name: str, file: str) -> str | None:
     """The category one frame names by itself, if any."""
     if name in _IO_FUNCS:
         return _IO_FUNCS[name]
-    if name == "CancelScope.deadline":
+    if name == "CancelScope.deadline" or name.startswith("_Watchdog."):
         return _WATCHDOG
     for (rule_name, suffix), category in _TURN_RULES.items():
         if name == rule_name and file.endswith(suffix):
@@ -1058,6 +1082,8 @@ def _categorise(frames: list[tuple[str, str]]) -> str:
             return _TURN_OWN
         name, file = rest[0]
         return _frame_category(name, file) or f"other under _turn: {name}"
+    if "_Watchdog.run" in names:
+        return _WATCHDOG
     if "_MatchRunner._play" in names:
         return "per hand: hand_start/hand_end, notifications, records, next_hand"
     if "_MatchRunner._start_bots" in names or "_MatchRunner._finish" in names:
@@ -1198,7 +1224,7 @@ def attribution(rows: dict[str, Row], c_rows: list[Row], parse_us: float) -> dic
     trip = rows[MEMORY_TRIP_ROW].ref_cpu_us_per_move - parse_us
     parts: dict[str, Any] = {
         "engine + codec (engine row)": engine,
-        "trio: one scheduler pass + the watchdog re-armed (in-memory round trip)": trip,
+        "trio: scheduler passes + the watchdog (in-memory round trip)": trip,
         "rest of the runner, gc included (in-memory play_match marginal - the two above)": (
             memory_us - engine - trip
         ),

@@ -40,6 +40,11 @@ def encode(message: ToBot | FromBot) -> bytes:
     return _ENCODER.encode(message)
 
 
+def encode_part(part: msgspec.Struct) -> bytes:
+    """A part of a message (such as one history event) as `encode` writes it in the message."""
+    return _ENCODER.encode(part)
+
+
 def _describe(error: msgspec.ValidationError | msgspec.DecodeError) -> str:
     text = str(error)
     if isinstance(error, msgspec.ValidationError):

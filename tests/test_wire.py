@@ -29,6 +29,8 @@ from arena.games.matador import (
 )
 from arena.games.tiles import ALL_TILES, Tile
 from arena.wire import (
+    REQUEST_FIELD_ORDER,
+    RequestBuilder,
     hand_end,
     hand_start,
     move_from_wire,
@@ -288,6 +290,37 @@ def test_request_matches_the_engine_position() -> None:
         assert request.bank_ms == 500
         assert request.retired == []
         checked += 1
+    assert checked > 500
+
+
+def test_the_builder_passes_the_request_fields_in_the_structs_order() -> None:
+    """RequestBuilder builds MoveRequest by position: its field order is the struct's."""
+    assert m.MoveRequest.__struct_fields__ == REQUEST_FIELD_ORDER
+
+
+def test_request_line_is_the_encoded_request_through_every_hand() -> None:
+    """``request_line`` (the history's JSON extended, not encoded again) gives the bytes of
+    ``encode(move_request(...))`` at every turn of every hand, retired seats included, and
+    refuses a history shorter than the last one until ``new_hand()``."""
+    builder = RequestBuilder()
+    checked = 0
+    for rules, players, seed in itertools.product(RULE_SETS, (2, 3, 4), range(4)):
+        builder.new_hand()
+        states = playout(rules, players, seed * 7919 + players)
+        for state in states:
+            seat = state.to_move
+            if seat is None:
+                continue
+            view = state.view(seat)
+            line = builder.request_line(view, checked, 2, 900, 100)
+            assert line == encode(move_request(view, checked, 2, 900, 100))
+            if players > 2:  # another seat retired: a fresh builder encodes the whole history
+                retired = state.retire((seat + 1) % players).view(seat)
+                fresh = RequestBuilder().request_line(retired, 1, 2, 900, 100)
+                assert fresh == encode(move_request(retired, 1, 2, 900, 100))
+            checked += 1
+        with pytest.raises(ValueError, match="call new_hand"):
+            builder.request_line(states[0].view(states[0].to_move or 0), 1, 1, 1, 0)
     assert checked > 500
 
 

@@ -119,7 +119,8 @@ def test_requests_hold_no_hidden_tile() -> None:
 
 def test_the_builder_matches_fresh_requests_through_a_hand() -> None:
     """RequestBuilder (history and scoring converted once) builds the same request as a fresh
-    move_request at every turn of a hand, and starts afresh after new_hand()."""
+    move_request at every turn of a hand, encoded the same by request_line, and starts afresh
+    after new_hand()."""
     builder = RequestBuilder()
     for states in itertools.islice(hands(), 6):
         builder.new_hand()
@@ -128,9 +129,9 @@ def test_the_builder_matches_fresh_requests_through_a_hand() -> None:
             if seat is None:
                 continue
             view = state.view(seat)
-            assert encode(builder.request(view, 4, 1, 900, 100)) == encode(
-                move_request(view, 4, 1, 900, 100)
-            )
+            fresh = encode(move_request(view, 4, 1, 900, 100))
+            assert encode(builder.request(view, 4, 1, 900, 100)) == fresh
+            assert builder.request_line(view, 4, 1, 900, 100) == fresh
     first = playout(FivesRules(), 1)
     late = next(s for s in reversed(first) if s.to_move is not None and s.view(0).scoring)
     builder.new_hand()

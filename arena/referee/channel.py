@@ -24,6 +24,11 @@ class BotChannel(Protocol):
 
     async def send_line(self, line: bytes) -> None: ...
 
+    def send_line_nowait(self, line: bytes) -> bool:
+        """Writes the line only if it can go whole at once, without waiting, and says whether
+        it did; when it did not, no part of it went (send it with `send_line`)."""
+        ...
+
     async def receive_line(self) -> bytes: ...
 
     def poll_line_nowait(self) -> bytes | None: ...
@@ -97,6 +102,10 @@ class ScriptedBot:
         else:
             for out in lines:
                 self._send.send_nowait(out)
+
+    def send_line_nowait(self, line: bytes) -> bool:
+        """Never sends: every line to a scripted bot goes through `send_line`."""
+        return False
 
     async def _later(self, delay: float, lines: Reply) -> None:
         await trio.sleep(delay)

@@ -11,7 +11,10 @@ The hot path (`BotProcess.send_line` and `BotProcess.receive_line`) reads and wr
 non-blocking pipe descriptors and falls back to trio's ``wait_readable``/``wait_writable``
 only when the pipe is not ready. Measured against ``FdStream.send_all``/``receive_some`` it
 roughly halves the referee's CPU per round trip, because it saves one pass through the trio
-scheduler per call. Timeouts are the caller's business: wrap calls in a cancel scope.
+scheduler per call. A reply that is there at once is taken without a pass either, except
+once `FAIR_SLICE_S` has gone by since the last one (a pass per line cost ~8 µs per move with
+a bot that answers at once): other tasks still run at least that often. Timeouts are the
+caller's business: wrap calls in a cancel scope.
 
 With ``sandbox=`` a bot is contained by `arena.referee.sandbox` (namespaces, a cgroup, resource
 limits, its own working directory and a scrubbed environment): its command is wrapped, the
@@ -28,11 +31,13 @@ import errno
 import functools
 import os
 import queue
+import select
 import shlex
 import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -55,6 +60,7 @@ from arena.referee.sandbox import (
 )
 
 __all__ = [
+    "FAIR_SLICE_S",
     "READ_CHUNK_BYTES",
     "BotCommandError",
     "BotEOFError",
@@ -79,9 +85,15 @@ _STDERR_SYNC_READS = 8  # reads per synchronous stderr drain, so a flooding bot 
 _SANDBOX_EMPTY_TIMEOUT = 2.0  # seconds to keep killing what is left in a bot's cgroup
 _WRAPPER_EXIT_WAIT = 0.1  # seconds a sandbox wrapper gets to exit after the bot's stdout closed
 _PROBE_TIMEOUT = 5.0  # seconds a sandbox detection probe may take
+#: How long a task may go on taking lines that were there already before `receive_line`
+#: passes through the scheduler anyway, so that other tasks (a worker's other matches, stderr
+#: drains, watchdogs) run: seconds since this bot's last line that came through it. A reply
+#: for another task waits at most this, plus one move, per task that is busy meanwhile.
+FAIR_SLICE_S = 0.0005
 
 _checkpoint_if_cancelled = trio.lowlevel.checkpoint_if_cancelled
 _cancel_shielded_checkpoint = trio.lowlevel.cancel_shielded_checkpoint
+_now = time.perf_counter
 _wait_readable = trio.lowlevel.wait_readable
 _wait_writable = trio.lowlevel.wait_writable
 
@@ -398,6 +410,7 @@ class BotProcess:
         self._closing = False
         self._max_stdout = sys.maxsize if max_stdout_bytes is None else max_stdout_bytes
         self._stdout_over = False
+        self._scheduled_at = 0.0  # _now() when receive_line last passed the scheduler
         self.sandbox = sandbox
 
     def __repr__(self) -> str:
@@ -436,6 +449,38 @@ class BotProcess:
         if written < len(data):
             await self._send_rest(memoryview(data)[written:])
 
+    def send_line_nowait(self, line: bytes) -> bool:
+        """Writes one line to the bot's stdin if the pipe has room for all of it now.
+
+        It never waits and is not a cancellation point. A line that a pipe does not write in
+        one piece (over ``select.PIPE_BUF`` bytes with its newline: 4096 on Linux) is never
+        written here.
+
+        Args:
+            line: The line, without a newline (none is checked for; one is appended).
+
+        Returns:
+            Whether the line was written; when it was not, no part of it was.
+
+        Raises:
+            BotGoneError: As `send_line`.
+        """
+        fd = self._stdin_fd
+        if fd < 0:
+            raise BotGoneError("cannot write to the bot: its process was closed")
+        data = line + b"\n"
+        if len(data) > select.PIPE_BUF:
+            return False
+        try:
+            written = os.write(fd, data)
+        except BlockingIOError:
+            return False
+        except OSError as exc:
+            raise BotGoneError(f"cannot write to the bot: {exc.strerror or exc}") from exc
+        # A pipe writes up to PIPE_BUF bytes in one piece, or nothing (EAGAIN) when full.
+        assert written == len(data)
+        return True
+
     async def _send_rest(self, rest: memoryview) -> None:
         while rest:
             fd = self._stdin_fd
@@ -456,6 +501,8 @@ class BotProcess:
     async def receive_line(self) -> bytes:
         """Waits for the next complete line from the bot's stdout.
 
+        This is a cancellation point. It yields to the scheduler when it waits for the bot, and
+        for a line that is there already only when `FAIR_SLICE_S` has passed since it last did.
         Cancellation-safe: when cancelled (a timeout), bytes already read stay buffered and
         no line is lost. Wrap calls in a cancel scope for the time limit; after it fires,
         `poll_line_nowait` gives the bot a last chance.
@@ -473,9 +520,10 @@ class BotProcess:
         buffer = self._buffer
         line = buffer.next_line()
         if line is not None:
-            await _cancel_shielded_checkpoint()
+            if _now() - self._scheduled_at >= FAIR_SLICE_S:
+                await _cancel_shielded_checkpoint()
+                self._scheduled_at = _now()
             return line
-        waited = False
         while True:
             fd = self._stdout_fd
             if fd < 0 or self._eof:
@@ -489,7 +537,7 @@ class BotProcess:
                     await _wait_readable(fd)
                 except trio.ClosedResourceError:
                     raise self._eof_error() from None
-                waited = True
+                self._scheduled_at = _now()
                 continue
             except OSError as exc:
                 self._eof = True
@@ -501,11 +549,11 @@ class BotProcess:
             if self.stdout_bytes_received > self._max_stdout:
                 self._stdout_over = True
                 raise OutputLimitError(self._max_stdout, self.stdout_bytes_received)
-            buffer.feed(data)
-            line = buffer.next_line()
+            line = buffer.take_line(data)
             if line is not None:
-                if not waited:
+                if _now() - self._scheduled_at >= FAIR_SLICE_S:
                     await _cancel_shielded_checkpoint()
+                    self._scheduled_at = _now()
                 return line
 
     def poll_line_nowait(self) -> bytes | None:
@@ -543,8 +591,7 @@ class BotProcess:
             if self.stdout_bytes_received > self._max_stdout:
                 self._stdout_over = True
                 raise OutputLimitError(self._max_stdout, self.stdout_bytes_received)
-            buffer.feed(data)
-            line = buffer.next_line()
+            line = buffer.take_line(data)
         return line
 
     def _eof_error(self) -> BotEOFError:

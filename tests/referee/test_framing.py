@@ -191,3 +191,61 @@ def test_any_chunking_gives_the_same_lines(lines: list[bytes], cuts: list[int]) 
     expected = [line[:-1] if line.endswith(b"\r") else line for line in lines]
     assert got == expected
     assert buffer.pending_bytes == 0
+
+
+def test_take_line_cuts_one_whole_line_as_next_line_would() -> None:
+    """A chunk that is one whole line: its carriage return is stripped, a line of the limit is
+    taken and one over it refused, and a chunk of several lines gives the first one."""
+    buffer = LineBuffer(5)
+    assert buffer.take_line(b"abc\r\n") == b"abc"
+    assert buffer.take_line(b"\r\n") == b""
+    assert buffer.take_line(b"12345\r\n") == b"12345"
+    assert buffer.take_line(b"a\nb\n") == b"a"
+    assert buffer.take_line(b"c") == b"b"
+    assert buffer.take_line(b"\n") == b"c"
+    assert buffer.pending_bytes == 0
+    with pytest.raises(LineTooLongError):
+        buffer.take_line(b"123456\n")
+    with pytest.raises(LineTooLongError):
+        buffer.take_line(b"1\n")  # broken for good, as with next_line
+
+
+@given(
+    lines=st.lists(
+        st.tuples(st.binary(max_size=42), st.booleans()).map(
+            lambda pair: pair[0].replace(b"\n", b"") + b"\r" * pair[1]
+        ),
+        max_size=30,
+    ),
+    cuts=st.lists(st.integers(min_value=0, max_value=1500), max_size=20),
+    whole=st.booleans(),
+)
+def test_take_line_is_feed_then_next_line(lines: list[bytes], cuts: list[int], whole: bool) -> None:
+    """``take_line(chunk)`` returns what ``feed(chunk)`` then ``next_line()`` would, raises
+    the same error for a line over the limit, and leaves the buffer in the same state."""
+    stream = b"".join(line + b"\n" for line in lines)
+    if whole:  # each line a chunk of its own, as a bot's replies usually come
+        points = sorted(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    else:
+        points = sorted({min(cut, len(stream)) for cut in cuts} | {0, len(stream)})
+    taking, feeding = LineBuffer(40), LineBuffer(40)
+    for start, stop in itertools.pairwise(points):
+        chunk = stream[start:stop]
+        expected: bytes | LineTooLongError | None
+        got: bytes | LineTooLongError | None
+        try:
+            feeding.feed(chunk)
+            expected = feeding.next_line()
+        except LineTooLongError as error:
+            expected = error
+        try:
+            got = taking.take_line(chunk)
+        except LineTooLongError as error:
+            got = error
+        if isinstance(expected, LineTooLongError):
+            assert isinstance(got, LineTooLongError)
+            assert (got.prefix, got.limit) == (expected.prefix, expected.limit)
+            return
+        assert got == expected
+        assert drain(taking) == drain(feeding)
+        assert taking.pending() == feeding.pending()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import shlex
 import signal
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from arena.referee import process
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import (
     READ_CHUNK_BYTES,
@@ -213,6 +215,52 @@ def test_already_cancelled_receive_does_not_consume_a_line() -> None:
     run(main)
 
 
+def passes_while_reading_ready_lines(pause_s: float = 0.0) -> int:
+    """How many times another task ran while 999 lines that were read already (with the
+    first, in one write) are taken one by one, after a pause of ``pause_s``."""
+    ticks = counted = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await trio.lowlevel.checkpoint()
+
+    async def main() -> None:
+        nonlocal ticks, counted
+        # 2000 bytes in one write (atomic, under PIPE_BUF): all of it comes with the first read.
+        code = "import sys; sys.stdout.write('x\\n' * 1000); sys.stdout.flush(); sys.stdin.read()"
+        async with open_bot_process(python(code)) as proc, trio.open_nursery() as nursery:
+            assert await proc.receive_line() == b"x"
+            nursery.start_soon(ticker)
+            await trio.sleep(pause_s)  # the ticker starts
+            ticks = 0
+            for _ in range(999):
+                assert await proc.receive_line() == b"x"
+            counted = ticks
+            nursery.cancel_scope.cancel()
+
+    run(main)
+    return counted
+
+
+@pytest.mark.parametrize(("slice_s", "least", "most"), [(0.0, 998, 1000), (1e9, 0, 0)])
+def test_lines_already_read_pass_the_scheduler_once_per_fair_slice(
+    monkeypatch: pytest.MonkeyPatch, slice_s: float, least: int, most: int
+) -> None:
+    """A line that is there without waiting lets other tasks run only when FAIR_SLICE_S has
+    passed since the last pass through the scheduler: every time with 0, never with a day."""
+    monkeypatch.setattr(process, "FAIR_SLICE_S", slice_s)
+    # (trio runs the tasks ready at once in random order: one pass more or less at the ends)
+    assert least <= passes_while_reading_ready_lines() <= most
+
+
+def test_with_the_default_fair_slice_ready_lines_pass_the_scheduler_rarely_but_not_never() -> None:
+    """With the default FAIR_SLICE_S, lines that are there already are taken with few passes
+    through the scheduler (at least the one due after a pause longer than the slice)."""
+    assert 1 <= passes_while_reading_ready_lines(2 * process.FAIR_SLICE_S) <= 100
+
+
 # -- crashes and bad output --------------------------------------------------------------------
 
 
@@ -244,6 +292,33 @@ def test_send_to_exited_bot_raises_bot_gone() -> None:
             await proc.wait_exit()
             with pytest.raises(BotGoneError, match="cannot write to the bot: Broken pipe"):
                 await proc.send_line(b"{}")
+
+    run(main)
+
+
+def test_send_line_nowait_writes_whole_lines_or_nothing() -> None:
+    """send_line_nowait writes a line the pipe has room for, and no part of one over PIPE_BUF
+    or one the full pipe has no room for; it raises BotGoneError once the bot has gone."""
+    code = "import sys, time; time.sleep(0.3); [print(x, end='', flush=True) for x in sys.stdin]"
+
+    async def main() -> None:
+        async with open_bot_process(python(code)) as proc:
+            assert not proc.send_line_nowait(b"b" * select.PIPE_BUF)  # 4097 bytes with "\n"
+            sent = 0
+            while proc.send_line_nowait(b"c" * 1000):  # the bot reads nothing yet: it fills
+                sent += 1
+            assert 0 < sent * 1001 <= 1 << 20
+            assert not proc.send_line_nowait(b"c" * 1000)
+            for _ in range(sent):
+                assert await proc.receive_line() == b"c" * 1000
+            await proc.send_line(b"end")
+            assert await proc.receive_line() == b"end"
+        async with open_bot_process(bot("crash_at_start")) as proc:
+            await proc.wait_exit()
+            with pytest.raises(BotGoneError, match="Broken pipe"):
+                proc.send_line_nowait(b"{}")
+        with pytest.raises(BotGoneError, match="closed"):
+            proc.send_line_nowait(b"{}")
 
     run(main)
 
