@@ -641,7 +641,7 @@ class _MatchRunner:
             if line is None:
                 line = await self._request(seat, pending, message)
             elif line is _AWAIT_REPLY:
-                line = await self._await_reply(seat, pending)
+                line = await self._request(seat, pending, None)
             elapsed = trio.current_time() - started
             seat.transcript.append(("received", line))
             self.pending = None
@@ -772,16 +772,18 @@ class _MatchRunner:
             )
         )
 
-    async def _request(self, seat: _Seat, pending: _Pending, message: bytes) -> bytes:
-        """Send a move request and read the reply under the watchdog (watching its deadline)."""
+    async def _request(self, seat: _Seat, pending: _Pending, message: bytes | None) -> bytes:
+        """Send a move request (``None``: it was sent already) and read the reply under the
+        watchdog (watching its deadline)."""
         channel = seat.channel
         watchdog = self.watchdog
         assert channel is not None
         assert watchdog is not None
         watchdog.watch(pending)
         try:
-            await channel.send_line(message)
-            pending.sent = True
+            if message is not None:
+                await channel.send_line(message)
+                pending.sent = True
             line = await channel.receive_line()
         except (BotGoneError, BotEOFError, LineTooLongError, OutputLimitError) as error:
             watchdog.pending = None
@@ -796,23 +798,6 @@ class _MatchRunner:
             # the loop is re-entered, instead of failing the next request at its first await.
             self.resumed = line
             await trio.lowlevel.checkpoint()  # raises Cancelled
-        return line
-
-    async def _await_reply(self, seat: _Seat, pending: _Pending) -> bytes:
-        """Read the pending request's reply (already sent) under the watchdog."""
-        channel = seat.channel
-        watchdog = self.watchdog
-        assert channel is not None
-        assert watchdog is not None
-        watchdog.deadline = pending.deadline
-        try:
-            line = await channel.receive_line()
-        except (BotEOFError, LineTooLongError, OutputLimitError) as error:
-            watchdog.deadline = math.inf
-            raise _BotFailed(
-                await self._io_failure(seat, error, "move", pending.hand_number, pending.request_id)
-            ) from None
-        watchdog.deadline = math.inf
         return line
 
     async def _io_failure(
