@@ -961,6 +961,32 @@ async def _kill_and_reap(process: _Child) -> None:
         await process.wait()
 
 
+async def _popen_in(
+    box: BotSandbox, what: str, *, stdin: int, stdout: int, stderr: int
+) -> subprocess.Popen[bytes]:
+    """Starts ``box``'s command in its sandbox, in a new session, from the spawner threads.
+
+    Raises:
+        BotCommandError: when the program cannot be started (``what`` names the command).
+        SandboxError: when the child could not enter the sandbox (its ``preexec_fn`` failed).
+    """
+    try:
+        return await _spawner.popen(
+            box.argv,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            cwd=box.cwd,
+            env=box.env,
+            start_new_session=True,
+            preexec_fn=box.preexec_fn,
+        )
+    except OSError as exc:
+        raise BotCommandError(f"{what}: cannot start: {_reason(exc)}") from exc
+    except subprocess.SubprocessError as exc:
+        raise SandboxError(f"{what}: cannot enter the sandbox: {exc}") from exc
+
+
 def _reason(exc: OSError) -> str:
     reason = exc.strerror or str(exc)
     if exc.filename is not None:
@@ -1098,20 +1124,9 @@ async def _start_sandboxed(box: BotSandbox, shown: str) -> tuple[_Child, _Stream
             theirs += [in_read, out_write]
             stdin_arg, stdout_arg = in_read, out_write
         try:
-            popen = await _spawner.popen(
-                box.argv,
-                stdin=stdin_arg,
-                stdout=stdout_arg,
-                stderr=err_write,
-                cwd=box.cwd,
-                env=box.env,
-                start_new_session=True,
-                preexec_fn=box.preexec_fn,
+            popen = await _popen_in(
+                box, f"bot command {shown!r}", stdin=stdin_arg, stdout=stdout_arg, stderr=err_write
             )
-        except OSError as exc:
-            raise BotCommandError(f"bot command {shown!r}: cannot start: {_reason(exc)}") from exc
-        except subprocess.SubprocessError as exc:
-            raise SandboxError(f"bot command {shown!r}: cannot enter the sandbox: {exc}") from exc
         finally:
             for fd in theirs:
                 os.close(fd)
@@ -1308,20 +1323,9 @@ async def _run_capped_sandboxed(
         try:
             stdin_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
             try:
-                popen = await _spawner.popen(
-                    box.argv,
-                    stdin=stdin_fd,
-                    stdout=write_fd,
-                    stderr=write_fd,
-                    cwd=box.cwd,
-                    env=box.env,
-                    start_new_session=True,
-                    preexec_fn=box.preexec_fn,
+                popen = await _popen_in(
+                    box, f"command {shown!r}", stdin=stdin_fd, stdout=write_fd, stderr=write_fd
                 )
-            except OSError as exc:
-                raise BotCommandError(f"command {shown!r}: cannot start: {_reason(exc)}") from exc
-            except subprocess.SubprocessError as exc:
-                raise SandboxError(f"command {shown!r}: cannot enter the sandbox: {exc}") from exc
             finally:
                 os.close(stdin_fd)
                 os.close(write_fd)  # the command holds its own copy: EOF comes when it is done
