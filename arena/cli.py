@@ -725,7 +725,9 @@ def _result_text(replay: Replay, path: Path | None, bundle: Path | None = None) 
     for seat in replay.seats:
         status = "" if seat.status is Status.OK else f"  [{seat.status.value}: {seat.detail}]"
         if seat.strikes or seat.restarts:
-            status += f"  ({seat.strikes} strikes, {seat.restarts} restarts)"
+            strikes = f"{seat.strikes} strike" + ("" if seat.strikes == 1 else "s")
+            restarts = f"{seat.restarts} restart" + ("" if seat.restarts == 1 else "s")
+            status += f"  ({strikes}, {restarts})"
         lines.append(
             f"  seat {seat.seat} {seat.name:<16} {result.scores[seat.seat]:>4} points{status}"
         )

@@ -84,6 +84,14 @@ def test_an_illegal_move_leaves_a_bundle_next_to_the_replay(
     assert "What went wrong" not in out
 
 
+def test_strikes_and_restarts_are_counted_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = play(tmp_path, player("illegal", 2), player(), "--policy", "lenient")
+    assert code == 0
+    assert "0 points  (1 strike, 0 restarts)" in capsys.readouterr().out
+
+
 def test_classroom_prints_every_failure_at_length(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
