@@ -89,7 +89,7 @@ def test_strikes_and_restarts_are_counted_in_words(
 ) -> None:
     code, _ = play(tmp_path, player("illegal", 2), player(), "--policy", "lenient")
     assert code == 0
-    assert "0 points  (1 strike, 0 restarts)" in capsys.readouterr().out
+    assert " points  (1 strike, 0 restarts)\n" in capsys.readouterr().out
 
 
 def test_classroom_prints_every_failure_at_length(
