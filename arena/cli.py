@@ -16,7 +16,7 @@ import os
 import secrets
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,31 +51,31 @@ class UsageError(Exception):
     """A mistake in how the command was called; the message says which."""
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
-    return value
+def _whole_number(
+    least: int, too_small: str, *, below: int | None = None, too_large: str = ""
+) -> Callable[[str], int]:
+    """An argparse type: a whole number, at least ``least`` and, if given, below ``below``.
+    ``too_small`` and ``too_large`` say what is wrong with a number out of range, after it."""
+
+    def whole_number(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} {too_small}")
+        if below is not None and value >= below:
+            raise argparse.ArgumentTypeError(f"{value} {too_large}")
+        return value
+
+    return whole_number
 
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} must not be negative")
-    return value
-
-
-def _seed(text: str) -> int:
-    value = _non_negative(text)
-    if value >= 2**63:
-        raise argparse.ArgumentTypeError(f"{value} is too large (seeds are below 2**63)")
-    return value
+_positive = _whole_number(1, "must be at least 1")
+_non_negative = _whole_number(0, "must not be negative")
+_seed = _whole_number(
+    0, "must not be negative", below=2**63, too_large="is too large (seeds are below 2**63)"
+)
 
 
 def _hand_size(text: str) -> int | str:

@@ -584,18 +584,24 @@ class _Session:
 
     # -- low-level exchanges ------------------------------------------------------------------
 
-    async def send(self, line: bytes, what: str) -> None:
-        """Write a notification (no answer expected); fails if the bot is gone or not reading."""
+    async def deliver(self, line: bytes) -> Literal["sent", "gone", "stuck"]:
+        """Write a notification (no answer expected) within ``NOTIFY_TIMEOUT_S``: ``sent``, or
+        ``gone`` (the bot's stdin is closed) or ``stuck`` (the bot did not read it in time)."""
         self.last_sent = line
-        gone = False
         with trio.move_on_after(NOTIFY_TIMEOUT_S):
             try:
                 await self.link.send_line(line)
             except self.launcher.gone_error:
-                gone = True
-            else:
-                return
-        if gone:
+                return "gone"
+            return "sent"
+        return "stuck"
+
+    async def send(self, line: bytes, what: str) -> None:
+        """Write a notification (no answer expected); fails if the bot is gone or not reading."""
+        delivered = await self.deliver(line)
+        if delivered == "sent":
+            return
+        if delivered == "gone":
             raise await self.crash(f"before reading {what}", line)
         raise _StepFailed(
             f"your bot did not read {what} within {NOTIFY_TIMEOUT_S:.0f} s — keep reading "
@@ -699,6 +705,13 @@ class _Session:
             code="line_too_long",
         )
 
+    def bad_message(self, detail: str, *, sent: bytes | None, received: bytes) -> _StepFailed:
+        """The failure of an answer that is not the message it should be, or that should not
+        have come at all."""
+        return _StepFailed(
+            detail, sent=sent, received=received, stderr=self.stderr(), code="bad_message"
+        )
+
     async def quiet(self, after: str) -> None:
         """Listen briefly after a notification: nothing may come, and the bot must stay."""
         sent = self.last_sent
@@ -713,13 +726,11 @@ class _Session:
         except launcher.line_too_long_error as error:
             raise self.too_long(error, sent or b"") from None
         if line is not None:
-            raise _StepFailed(
+            raise self.bad_message(
                 f"your bot answered {after}, which needs no answer — only hello and request "
                 "are answered; " + STDOUT_ADVICE,
                 sent=sent,
                 received=line,
-                stderr=self.stderr(),
-                code="bad_message",
             )
 
     async def stop(self, failed: _StepFailed) -> None:
@@ -760,29 +771,23 @@ class _Session:
         try:
             ready = decode_from_bot(line)
         except ProtocolError as error:
-            raise _StepFailed(
+            raise self.bad_message(
                 f"your answer to hello is not a valid ready message: {error.detail} — {fix}",
                 sent=hello,
                 received=line,
-                stderr=self.stderr(),
-                code="bad_message",
             ) from None
         if not isinstance(ready, m.Ready):
-            raise _StepFailed(
+            raise self.bad_message(
                 f"you answered hello with a {ready.__struct_config__.tag!r} message — {fix}",
                 sent=hello,
                 received=line,
-                stderr=self.stderr(),
-                code="bad_message",
             )
         if ready.protocol is not None and ready.protocol != m.PROTOCOL_VERSION:
-            raise _StepFailed(
+            raise self.bad_message(
                 f"your ready says protocol {ready.protocol}, but the arena speaks protocol "
                 f'{m.PROTOCOL_VERSION} — send "protocol": {m.PROTOCOL_VERSION} or leave it out',
                 sent=hello,
                 received=line,
-                stderr=self.stderr(),
-                code="bad_message",
             )
         self.name = ready.name
         echo = "" if ready.protocol is None else f", protocol {ready.protocol}"
@@ -828,32 +833,26 @@ class _Session:
                     f'answer with one line {{"type": "move", "id": {request_id}, "move": '
                     "<one of the legal moves>}; " + STDOUT_ADVICE
                 )
-            raise _StepFailed(
+            raise self.bad_message(
                 f"your answer to request {request_id} is not a valid move message: "
                 f"{error.detail} — {fix}",
                 sent=sent,
                 received=line,
-                stderr=self.stderr(),
-                code="bad_message",
             ) from None
         if not isinstance(reply, m.MoveReply):
-            raise _StepFailed(
+            raise self.bad_message(
                 f"you answered request {request_id} with a {reply.__struct_config__.tag!r} "
                 'message — a request is answered with {"type": "move", ...}; ' + STDOUT_ADVICE,
                 sent=sent,
                 received=line,
-                stderr=self.stderr(),
-                code="bad_message",
             )
         if reply.id != request_id:
-            raise _StepFailed(
+            raise self.bad_message(
                 f"your reply had id {reply.id} but the request's id was {request_id} — copy "
                 "the id of the request you answer (ids are shared by all seats, so the ids you "
                 "see have gaps: never count them yourself)",
                 sent=sent,
                 received=line,
-                stderr=self.stderr(),
-                code="bad_message",
             )
         return reply
 
@@ -974,14 +973,8 @@ class _Session:
                 ],
             )
         )
-        self.last_sent = message
         began = trio.current_time()
-        gone = False
-        with trio.move_on_after(NOTIFY_TIMEOUT_S):
-            try:
-                await self.link.send_line(message)
-            except self.launcher.gone_error:
-                gone = True
+        gone = await self.deliver(message) == "gone"
         if not judge:
             return ""
         with trio.move_on_after(EXIT_GRACE_S):

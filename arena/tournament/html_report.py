@@ -41,6 +41,7 @@ from arena.tournament.settings import TournamentSettings
 from arena.tournament.standings import BotStanding, Standings, compute_standings
 from arena.tournament.store import MatchRow, Store
 from arena.view.html import evidence_rows, failure_step, render_page, viewer_data
+from arena.view.page import html_document
 from arena.view.steps import Step, StepKind, StepsError, build_steps
 
 #: The most of a bot's stderr tail one failure shows in the report (its end); the viewer page
@@ -367,7 +368,7 @@ def render_report(
     title = f"Tournament report: {', '.join(b.name for b in standings.bots[:4])}"
     if len(standings.bots) > 4:
         title += ", …"
-    return _PAGE.format(title=_e(title), css=_CSS, body=body, js=_JS)
+    return html_document(title=title, made_by="arena report", css=_CSS, body=body, js=_JS)
 
 
 def _header(
@@ -987,29 +988,6 @@ _LOGO = (
     '<circle cx="17" cy="19" r="2"/><circle cx="29" cy="7" r="2"/><circle cx="39" cy="7" r="2"/>'
     '<circle cx="29" cy="19" r="2"/><circle cx="39" cy="19" r="2"/></g></svg>'
 )
-
-# The braces of the CSS and the script are inserted by format(), never parsed by it.
-_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
-style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<meta name="generator" content="Matador Arena (arena report)">
-<title>{title}</title>
-<style>
-{css}
-</style>
-</head>
-<body>
-{body}
-<script>
-{js}
-</script>
-</body>
-</html>
-"""
 
 _CSS = """
 :root {

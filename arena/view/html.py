@@ -14,7 +14,6 @@ Pure but for :func:`write_html`, which writes the file.
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Sequence
 from dataclasses import replace
@@ -28,6 +27,7 @@ from arena.failure_report import evidence_fields
 from arena.games.api import Move
 from arena.games.tiles import Tile, tile_str
 from arena.replay import ExchangedLine, Failure, Replay, Status
+from arena.view.page import html_document
 from arena.view.steps import (
     Board,
     Step,
@@ -453,11 +453,11 @@ def embed_json(data: Any) -> str:
 def render_page(data: dict[str, Any]) -> str:
     """The whole page for viewer ``data`` (:func:`viewer_data`): one HTML document with the
     stylesheet, the data and the script inline."""
-    title = html.escape(str(data.get("title", "Matador Arena replay")))
-    return _PAGE.format(
-        title=title,
+    return html_document(
+        title=str(data.get("title", "Matador Arena replay")),
+        made_by="arena view --html",
         css=_asset("viewer.css"),
-        data=embed_json(data),
+        body=_BODY.format(data=embed_json(data)),
         js=_asset("viewer.js"),
     )
 
@@ -485,27 +485,8 @@ def write_html(replay: Replay, path: str | Path) -> Path:
     return target
 
 
-# The braces of the CSS and the script are inserted by format(), never parsed by it.
-_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
-style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<meta name="generator" content="Matador Arena (arena view --html)">
-<title>{title}</title>
-<style>
-{css}
-</style>
-</head>
-<body>
+# Inside the page's <body>: the viewer data, which viewer.js reads and draws into #app.
+_BODY = """\
 <noscript><p class="fatal">This replay viewer needs JavaScript to draw the match.</p></noscript>
 <div id="app"></div>
-<script type="application/json" id="viewer-data">{data}</script>
-<script>
-{js}
-</script>
-</body>
-</html>
-"""
+<script type="application/json" id="viewer-data">{data}</script>"""

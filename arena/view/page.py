@@ -1,0 +1,45 @@
+"""The HTML document every page of the arena is written in: the replay viewer
+(:mod:`arena.view.html`) and the tournament report (:mod:`arena.tournament.html_report`).
+
+One self-contained file: the stylesheet and the script inline, nothing loaded from the network
+(the Content-Security-Policy forbids it), so the page opens from disk.
+"""
+
+from __future__ import annotations
+
+import html
+
+# The braces of the CSS and the script are inserted by format(), never parsed by it.
+_DOCUMENT = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
+style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta name="generator" content="Matador Arena ({made_by})">
+<title>{title}</title>
+<style>
+{css}
+</style>
+</head>
+<body>
+{body}
+<script>
+{js}
+</script>
+</body>
+</html>
+"""
+
+
+def html_document(*, title: str, made_by: str, css: str, body: str, js: str) -> str:
+    """One whole page: ``body`` (HTML, inserted as it is) between the stylesheet ``css`` and
+    the script ``js``, both inline.
+
+    ``title`` is plain text (escaped here); ``made_by`` names the command that makes the page,
+    for the ``generator`` meta tag (``arena report``).
+    """
+    return _DOCUMENT.format(
+        title=html.escape(title), made_by=html.escape(made_by), css=css, body=body, js=js
+    )
