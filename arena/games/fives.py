@@ -38,7 +38,6 @@ Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -54,16 +53,21 @@ from arena.games.api import (
     SeatView,
     play,
 )
+from arena.games.common import (
+    EngineGame,
+    HandState,
+    check_flag_names,
+    checked_deal,
+    deal_hands,
+    hand_slots,
+)
 from arena.games.tiles import (
     ALL_TILES,
-    FULL_SET,
-    PIPS,
-    TILE_INDEX,
     Tile,
     make_tile,
     mask_of,
+    pips_of,
     rank_key,
-    shuffled_set,
     tiles_of,
 )
 
@@ -227,74 +231,39 @@ class _PublicRecord(NamedTuple):
     passes: tuple[int, ...]
 
 
-class FivesState:
+class FivesState(HandState):
     """One hand of Fives in progress (immutable; build the first with :func:`start_hand`).
 
+    The fields every engine has (rules, players always 2, hands, stock, to_move, leader,
+    scores, retired), and what follows from them alone (the hands, the stock, the history, the
+    deal), are :class:`arena.games.common.HandState`'s. Fives adds:
+
     Attributes:
-        rules: the variant flags.
-        players: always 2.
-        hands: each seat's tiles as a bit set.
-        stock: the stock as dealt, tile indices, top first; ``stock_pos`` tiles are drawn.
         ends: the value of each end in :data:`POSITIONS` order, -1 while it is closed.
         contribs: what each end counts (SPEC 2.5), the spinner itself apart.
         spin: the spinner's value, -1 before the first double.
         spin_at: which sides (1 west, 2 east) still end in the spinner itself; the spinner
             counts both halves while this is not 0 (at most one side covered).
         count: the count of the layout now.
-        to_move: the seat to act, ``None`` once the hand is over.
-        leader: the seat that opened; ``last_placer``: the seat that placed the last tile.
-        scores: running match scores, this hand's counts included.
+        last_placer: the seat that placed the last tile (``leader`` is the seat that opened).
         scoring: this hand's :class:`ScoreEvent` tuple.
-        retired: bit set of retired seats.
+
+    ``scores`` are the running match scores, this hand's counts included.
     """
 
-    __slots__ = (
-        "_count",
-        "_history",
-        "_legal",
-        "_outcome",
-        "_public",
-        "contribs",
-        "count",
-        "ends",
-        "hands",
-        "last_placer",
-        "leader",
-        "players",
-        "retired",
-        "rules",
-        "scores",
-        "scoring",
-        "spin",
-        "spin_at",
-        "stock",
-        "stock_pos",
-        "to_move",
-    )
+    __slots__ = hand_slots("contribs", "count", "ends", "last_placer", "scoring", "spin", "spin_at")
 
     game = "fives"
 
     rules: FivesRules
-    players: int
-    hands: tuple[int, ...]
-    stock: tuple[int, ...]
-    stock_pos: int
+    _public: _PublicRecord | None
     ends: tuple[int, ...]
     contribs: tuple[int, ...]
     spin: int
     spin_at: int
     count: int
-    to_move: int | None
-    leader: int
     last_placer: int
-    scores: tuple[int, ...]
     scoring: tuple[ScoreEvent, ...]
-    retired: int
-    _history: tuple[Any, ...] | None
-    _count: int
-    _public: _PublicRecord | None
-    _legal: tuple[Move, ...] | None
-    _outcome: HandOutcome | None
 
     def __repr__(self) -> str:
         ends = " ".join(f"{p}={v}" for p, v in self.open_ends)
@@ -306,35 +275,9 @@ class FivesState:
     # -- derived facts -------------------------------------------------------------------------
 
     @property
-    def boneyard_size(self) -> int:
-        """Tiles left in the stock."""
-        return len(self.stock) - self.stock_pos
-
-    @property
     def open_ends(self) -> tuple[tuple[str, int], ...]:
         """The open ends as ``(position, value)``, west, east, north, south."""
         return _ends_view(self.ends)
-
-    def hand_tiles(self, seat: int) -> tuple[Tile, ...]:
-        """The tiles in ``seat``'s hand, canonical order."""
-        return tiles_of(self.hands[seat])
-
-    def boneyard_tiles(self) -> tuple[Tile, ...]:
-        """The stock, top (next to be drawn) first. Never shown to a bot."""
-        return tuple(ALL_TILES[i] for i in self.stock[self.stock_pos :])
-
-    def history(self) -> tuple[tuple[int, Move, Tile | None], ...]:
-        """Every action of the hand as ``(seat, move, drawn tile or None)``, oldest first.
-
-        The first entry is the automatic opening: ``(leader, play(tile, None, high), None)``.
-        """
-        items = []
-        node = self._history
-        while node is not None:
-            items.append(node[0])
-            node = node[1]
-        items.reverse()
-        return tuple(items)
 
     def layout(self) -> tuple[tuple[int, int], ...]:
         """The west-east line read from west to east, each tile as it lies."""
@@ -409,24 +352,6 @@ class FivesState:
         )
         self._public = record
         return record
-
-    def deal(self) -> Deal:
-        """The deal this hand started from (hands as dealt, stock top first)."""
-        # As dealt = held now + played since - drawn since (a drawn tile may have been played);
-        # the automatic opening is in the history as the leader's play.
-        hands = [set(self.hand_tiles(s)) for s in range(self.players)]
-        drawn_tiles: list[set[Tile]] = [set() for _ in range(self.players)]
-        for seat, move, drawn in self.history():
-            if move.kind == "play" and move.tile is not None:
-                hands[seat].add(move.tile)
-            elif drawn is not None:
-                drawn_tiles[seat].add(drawn)
-        for seat in range(self.players):
-            hands[seat] -= drawn_tiles[seat]
-        return Deal(
-            tuple(tuple(sorted(h)) for h in hands),
-            tuple(ALL_TILES[i] for i in self.stock),
-        )
 
     # -- the four verbs ------------------------------------------------------------------------
 
@@ -566,7 +491,7 @@ class FivesState:
                 new.scores = scores
                 new.scoring = self.scoring
             if not hand:
-                award = _pips(h1 if seat == 0 else h0) // 5 * 5
+                award = pips_of(h1 if seat == 0 else h0) // 5 * 5
                 _score(new, seat, award, "domino")
                 new.to_move = None
                 new._outcome = _finish(new, HandEnd.DOMINO, seat, award)
@@ -638,9 +563,7 @@ class FivesState:
         the hand stays playable so the record can be finished: the other seat plays on, and
         when it is stuck with the stock empty the hand is a block that it wins.
         """
-        new = object.__new__(FivesState)
-        for name in FivesState.__slots__:
-            setattr(new, name, getattr(self, name))
+        new = self._clone()
         new.retired = self.retired | (1 << seat)
         new._legal = None
         if self._outcome is None and self.stock_pos == len(self.stock):
@@ -698,7 +621,7 @@ def _check_block(state: FivesState) -> None:
         if state.hands[seat] & reach and not retired >> seat & 1:
             return
     winner = _block_winner(state)
-    pips = (_pips(state.hands[0]), _pips(state.hands[1]))
+    pips = (pips_of(state.hands[0]), pips_of(state.hands[1]))
     award = pips[1 - winner] - pips[winner]
     _score(state, winner, award, "block")
     state.to_move = None
@@ -714,7 +637,7 @@ def _block_winner(state: FivesState) -> int:
 
     def key(seat: int) -> tuple[int, int, bool]:
         hand = state.hands[seat]
-        first = state.scores[seat] if state.rules.block_winner == "more_points" else -_pips(hand)
+        first = state.scores[seat] if state.rules.block_winner == "more_points" else -pips_of(hand)
         return (first, -hand.bit_count(), seat == state.last_placer)
 
     return 0 if key(0) > key(1) else 1
@@ -727,18 +650,8 @@ def _finish(state: FivesState, kind: HandEnd, winner: int, award: int) -> HandOu
         winners=(winner,),
         award=(award, 0) if winner == 0 else (0, award),
         scores=state.scores,
-        pips=(_pips(state.hands[0]), _pips(state.hands[1])),
+        pips=(pips_of(state.hands[0]), pips_of(state.hands[1])),
     )
-
-
-def _pips(mask: int) -> int:
-    """Total pips of the tiles in a bit set."""
-    total = 0
-    while mask:
-        low_bit = mask & -mask
-        total += PIPS[low_bit.bit_length() - 1]
-        mask ^= low_bit
-    return total
 
 
 # -- starting a hand ---------------------------------------------------------------------------
@@ -746,10 +659,7 @@ def _pips(mask: int) -> int:
 
 def parse_rules(raw: dict[str, Any]) -> FivesRules:
     """Rules from a JSON-like mapping of flags; unknown flags are an error naming them."""
-    unknown = sorted(set(raw) - set(_FLAG_VALUES))
-    if unknown:
-        known = ", ".join(_FLAG_VALUES)
-        raise ValueError(f"unknown fives rule(s) {', '.join(unknown)}; known rules: {known}")
+    check_flag_names("fives", raw, _FLAG_VALUES)
     return FivesRules(**raw)
 
 
@@ -761,10 +671,7 @@ def rules_dict(rules: FivesRules) -> dict[str, Any]:
 def deal(rules: FivesRules, players: int, seed: int) -> Deal:
     """Shuffle the 28 tiles by ``seed``: seven to each seat, the other fourteen are the stock."""
     _check_players(players)
-    tiles = shuffled_set(seed)
-    n = HAND_SIZE
-    hands = tuple(tuple(sorted(tiles[s * n : (s + 1) * n])) for s in range(players))
-    return Deal(hands=hands, boneyard=tuple(tiles[players * n :]))
+    return deal_hands(players, HAND_SIZE, seed)
 
 
 def start_hand(
@@ -793,24 +700,10 @@ def start_hand(
             hold seven tiles, or every seat is retired.
     """
     _check_players(players)
-    if len(deal.hands) != players:
-        raise ValueError(f"the deal has {len(deal.hands)} hands for {players} players")
-    hands = tuple(_canonical(h) for h in deal.hands)
-    stock = _canonical(deal.boneyard)
-    masks = [mask_of(h) for h in hands]
-    # 28 tiles that together cover the whole set: each tile exactly once.
-    held = sum(len(h) for h in hands)
-    if held + len(stock) != 28 or masks[0] | masks[1] | mask_of(stock) != FULL_SET:
-        raise ValueError("a deal must hold each of the 28 tiles exactly once")
-    for seat, hand in enumerate(hands):
-        if len(hand) != HAND_SIZE:
-            raise ValueError(f"seat {seat} was dealt {len(hand)} tiles; fives deals {HAND_SIZE}")
+    _hands, masks, stock = checked_deal(deal, players, HAND_SIZE, "fives deals")
     eligible = [masks[s] for s in range(players) if s not in retired]
     if not eligible:
         raise ValueError("every seat is retired")
-    start_scores = tuple(scores) if scores is not None else (0,) * players
-    if len(start_scores) != players:
-        raise ValueError(f"{len(start_scores)} scores given for {players} players")
     # Every double outranks every non-double, so "the highest double, else the highest tile"
     # is simply the highest-ranked tile dealt to a seat in play.
     dealt = eligible[0] | eligible[-1]
@@ -818,21 +711,11 @@ def start_hand(
     leader = 0 if masks[0] >> index & 1 and 0 not in retired else 1
     low, high = ALL_TILES[index]
     masks[leader] &= ~(1 << index)
-    state = object.__new__(FivesState)
-    state.rules = rules
-    state.players = players
-    state.hands = tuple(masks)
-    state.stock = tuple(map(TILE_INDEX.__getitem__, stock))
-    state.stock_pos = 0
-    state.leader = state.last_placer = leader
-    state.scores = start_scores
+    state = FivesState._new_hand(rules, players, tuple(masks), stock, leader, scores, retired)
+    state.last_placer = leader
     state.scoring = ()
-    state.retired = sum(1 << s for s in retired)
     state._history = ((leader, _OPENING_MOVES[index], None), None)
     state._count = 1
-    state._public = None
-    state._legal = None
-    state._outcome = None
     if low == high:
         # A double lead is the spinner, both sides open: it counts 2d (SPEC 2.5's lone tile).
         opened = not rules.spinner_sides_first
@@ -854,56 +737,20 @@ def start_hand(
     return state
 
 
-# The tiles of ALL_TILES by id(): deal() hands out these very tuple objects, so a live object
-# with the id of one of them *is* that tile, already canonical.
-_CANONICAL_BY_ID: dict[int, Tile] = {id(t): t for t in ALL_TILES}
-
-
-def _canonical(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
-    """``tuple(make_tile(*t) for t in tiles)``, skipping the checks for the set's own tiles."""
-    given = tuple(tiles)
-    for tile in given:
-        if _CANONICAL_BY_ID.get(id(tile)) is not tile:
-            return tuple(make_tile(*t) for t in given)
-    return given
-
-
 def _check_players(players: int) -> None:
     if players != PLAYERS:
         raise ValueError(f"fives is for 2 players, not {players}")
 
 
-class FivesGame:
-    """Fives as a :class:`arena.games.api.Game`."""
-
-    name = "fives"
-    min_players = 2
-    max_players = 2
-    #: A match ends as soon as a score reaches it, whatever its length (SPEC 2.11).
-    match_target = TARGET
-
-    def parse_rules(self, raw: dict[str, Any]) -> FivesRules:
-        """See :func:`parse_rules`."""
-        return parse_rules(raw)
-
-    def rules_dict(self, rules: FivesRules) -> dict[str, Any]:
-        """See :func:`rules_dict`."""
-        return rules_dict(rules)
-
-    def deal(self, rules: FivesRules, players: int, seed: int) -> Deal:
-        """See :func:`deal`."""
-        return deal(rules, players, seed)
-
-    def start_hand(
-        self,
-        rules: FivesRules,
-        players: int,
-        deal: Deal,
-        scores: tuple[int, ...] | None = None,
-        retired: frozenset[int] = frozenset(),
-    ) -> FivesState:
-        """See :func:`start_hand`."""
-        return start_hand(rules, players, deal, scores, retired)
-
-
-FIVES = FivesGame()
+#: Fives as a :class:`arena.games.api.Game`; a match ends as soon as a score reaches
+#: :data:`TARGET`, whatever its length (SPEC 2.11).
+FIVES: EngineGame[FivesRules, FivesState] = EngineGame(
+    "fives",
+    PLAYERS,
+    PLAYERS,
+    parse_rules=parse_rules,
+    rules_dict=rules_dict,
+    deal=deal,
+    start_hand=start_hand,
+    match_target=TARGET,
+)

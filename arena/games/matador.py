@@ -14,7 +14,6 @@ Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -30,16 +29,23 @@ from arena.games.api import (
     SeatView,
     play,
 )
+from arena.games.common import (
+    EngineGame,
+    HandState,
+    check_flag_names,
+    checked_deal,
+    deal_hands,
+    hand_slots,
+)
 from arena.games.tiles import (
     ALL_TILES,
-    PIPS,
+    TILE_BIT,
     TILE_INDEX,
     Tile,
     highest,
     indices_of,
-    make_tile,
     mask_of,
-    shuffled_set,
+    pips_of,
     tiles_of,
 )
 
@@ -121,8 +127,6 @@ _LEFT_MOVES, _RIGHT_MOVES = _MOVES
 _LEAD_MOVES: tuple[Move, ...] = tuple(play(t, None, t[1]) for t in ALL_TILES)
 _PASS_ONLY: tuple[Move, ...] = (PASS,)
 _DRAW_ONLY: tuple[Move, ...] = (DRAW,)
-#: Tile -> its bit in a hand (one dict lookup instead of a lookup and a shift).
-_TILE_BIT: dict[Tile, int] = {t: 1 << i for t, i in TILE_INDEX.items()}
 
 # Memo of the plays on one end, per side and end value: {tiles of the hand playable there: the
 # moves, in tile order}. Building the tuple from the per-tile table costs more than the rest of
@@ -151,56 +155,25 @@ class _PublicRecord(NamedTuple):
     passes: tuple[int, ...]
 
 
-class MatadorState:
+class MatadorState(HandState):
     """One hand of Matador in progress (immutable; build the first with :func:`start_hand`).
 
     ``scores`` are the match scores when the hand started; the hand's award is in
-    :meth:`outcome`.
+    :meth:`outcome`. The fields every engine has, and what follows from them alone (the hands,
+    the boneyard, the history, the deal), are :class:`arena.games.common.HandState`'s.
     """
 
-    __slots__ = (
-        "_count",
-        "_history",
-        "_legal",
-        "_outcome",
-        "_public",
-        "drew",
-        "hands",
-        "lead_tile",
-        "leader",
-        "left",
-        "passes",
-        "players",
-        "retired",
-        "right",
-        "rules",
-        "scores",
-        "stock",
-        "stock_pos",
-        "to_move",
-    )
+    __slots__ = hand_slots("drew", "lead_tile", "left", "passes", "right")
 
     game = "matador"
 
     rules: MatadorRules
-    players: int
-    hands: tuple[int, ...]
-    stock: tuple[int, ...]
-    stock_pos: int
+    _public: _PublicRecord | None
     left: int
     right: int
-    to_move: int | None
     passes: int
     drew: bool
-    leader: int
     lead_tile: int
-    scores: tuple[int, ...]
-    retired: int
-    _history: tuple[Any, ...] | None
-    _count: int
-    _public: _PublicRecord | None
-    _legal: tuple[Move, ...] | None
-    _outcome: HandOutcome | None
 
     def __repr__(self) -> str:
         ends = "lead" if self.left < 0 else f"ends {self.left}|{self.right}"
@@ -212,34 +185,11 @@ class MatadorState:
     # -- derived facts -------------------------------------------------------------------------
 
     @property
-    def boneyard_size(self) -> int:
-        """Tiles left in the boneyard (the reserve included)."""
-        return len(self.stock) - self.stock_pos
-
-    @property
     def ends(self) -> tuple[tuple[str, int], ...]:
         """The open ends as ``(position, value)``; empty before the lead."""
         if self.left < 0:
             return ()
         return ((LEFT, self.left), (RIGHT, self.right))
-
-    def hand_tiles(self, seat: int) -> tuple[Tile, ...]:
-        """The tiles in ``seat``'s hand, canonical order."""
-        return tiles_of(self.hands[seat])
-
-    def boneyard_tiles(self) -> tuple[Tile, ...]:
-        """The boneyard, top (next to be drawn) first. Never shown to a bot."""
-        return tuple(ALL_TILES[i] for i in self.stock[self.stock_pos :])
-
-    def history(self) -> tuple[tuple[int, Move, Tile | None], ...]:
-        """Every action of the hand as ``(seat, move, drawn tile or None)``, oldest first."""
-        items = []
-        node = self._history
-        while node is not None:
-            items.append(node[0])
-            node = node[1]
-        items.reverse()
-        return tuple(items)
 
     def layout(self) -> tuple[tuple[int, int], ...]:
         """The chain read from the left end to the right end, each tile as it lies."""
@@ -284,23 +234,6 @@ class MatadorState:
         record = _PublicRecord(count, events, layout, tuple(draws), tuple(passes))
         self._public = record
         return record
-
-    def deal(self) -> Deal:
-        """The deal this hand started from (hands as dealt, boneyard top first)."""
-        # As dealt = held now + played since - drawn since (a drawn tile may have been played).
-        hands = [set(self.hand_tiles(s)) for s in range(self.players)]
-        drawn_tiles: list[set[Tile]] = [set() for _ in range(self.players)]
-        for seat, move, drawn in self.history():
-            if move.kind == "play" and move.tile is not None:
-                hands[seat].add(move.tile)
-            elif drawn is not None:
-                drawn_tiles[seat].add(drawn)
-        for seat in range(self.players):
-            hands[seat] -= drawn_tiles[seat]
-        return Deal(
-            tuple(tuple(sorted(h)) for h in hands),
-            tuple(ALL_TILES[i] for i in self.stock),
-        )
 
     # -- the four verbs ------------------------------------------------------------------------
 
@@ -387,7 +320,7 @@ class MatadorState:
             assert tile is not None
             assert move.out is not None
             hands = list(self.hands)
-            hand = hands[seat] = hands[seat] & ~_TILE_BIT[tile]
+            hand = hands[seat] = hands[seat] & ~TILE_BIT[tile]
             new.hands = tuple(hands)
             new.stock_pos = self.stock_pos
             end = move.end
@@ -485,12 +418,12 @@ class MatadorState:
 
     def _block_winners(self) -> tuple[int, ...]:
         active = [s for s in range(self.players) if not self.retired >> s & 1]
-        pips = {s: _pips(self.hands[s]) for s in active}
+        pips = {s: pips_of(self.hands[s]) for s in active}
         fewest = min(pips.values())
         return tuple(s for s in active if pips[s] == fewest)
 
     def _finish(self, kind: HandEnd, winners: tuple[int, ...]) -> HandOutcome:
-        pips = tuple(_pips(h) for h in self.hands)
+        pips = tuple(pips_of(h) for h in self.hands)
         award = [0] * self.players
         if len(winners) == 1:
             winner = winners[0]
@@ -504,34 +437,9 @@ class MatadorState:
         )
 
 
-def _pips(mask: int) -> int:
-    total = 0
-    while mask:
-        low_bit = mask & -mask
-        total += PIPS[low_bit.bit_length() - 1]
-        mask ^= low_bit
-    return total
-
-
 def _copy(state: MatadorState) -> MatadorState:
-    new = object.__new__(MatadorState)
-    new.rules = state.rules
-    new.players = state.players
-    new.hands = state.hands
-    new.stock = state.stock
-    new.stock_pos = state.stock_pos
-    new.left = state.left
-    new.right = state.right
-    new.to_move = state.to_move
-    new.passes = state.passes
-    new.drew = state.drew
-    new.leader = state.leader
-    new.lead_tile = state.lead_tile
-    new.scores = state.scores
-    new.retired = state.retired
-    new._history = state._history
-    new._count = state._count
-    new._public = state._public
+    """A copy of ``state`` with nothing memoised but the public record."""
+    new = state._clone()
     new._legal = None
     new._outcome = None
     return new
@@ -542,10 +450,7 @@ def _copy(state: MatadorState) -> MatadorState:
 
 def parse_rules(raw: dict[str, Any]) -> MatadorRules:
     """Rules from a JSON-like mapping of flags; unknown flags are an error naming them."""
-    unknown = sorted(set(raw) - set(_FLAG_VALUES))
-    if unknown:
-        known = ", ".join(_FLAG_VALUES)
-        raise ValueError(f"unknown matador rule(s) {', '.join(unknown)}; known rules: {known}")
+    check_flag_names("matador", raw, _FLAG_VALUES)
     return MatadorRules(**raw)
 
 
@@ -557,10 +462,7 @@ def rules_dict(rules: MatadorRules) -> dict[str, Any]:
 def deal(rules: MatadorRules, players: int, seed: int) -> Deal:
     """Shuffle the 28 tiles by ``seed`` and deal each seat its hand; the rest is the boneyard."""
     _check_players(players)
-    tiles = shuffled_set(seed)
-    n = rules.tiles_per_hand(players)
-    hands = tuple(tuple(sorted(tiles[s * n : (s + 1) * n])) for s in range(players))
-    return Deal(hands=hands, boneyard=tuple(tiles[players * n :]))
+    return deal_hands(players, rules.tiles_per_hand(players), seed)
 
 
 def find_leader(hands: tuple[tuple[Tile, ...], ...], eligible: tuple[int, ...]) -> tuple[int, Tile]:
@@ -597,59 +499,19 @@ def start_hand(
             wrong size, or every seat is retired.
     """
     _check_players(players)
-    if len(deal.hands) != players:
-        raise ValueError(f"the deal has {len(deal.hands)} hands for {players} players")
-    hands = tuple(_canonical(h) for h in deal.hands)
-    boneyard = _canonical(deal.boneyard)
-    everything = [t for h in hands for t in h] + list(boneyard)
-    if len(everything) != 28 or len(set(everything)) != 28:
-        raise ValueError("a deal must hold each of the 28 tiles exactly once")
     size = rules.tiles_per_hand(players)
-    for seat, hand in enumerate(hands):
-        if len(hand) != size:
-            raise ValueError(f"seat {seat} was dealt {len(hand)} tiles; the rules say {size}")
+    hands, masks, stock = checked_deal(deal, players, size, "the rules say")
     eligible = tuple(s for s in range(players) if s not in retired)
     if not eligible:
         raise ValueError("every seat is retired")
     leader, lead_tile = find_leader(hands, eligible)
-    state = object.__new__(MatadorState)
-    state.rules = rules
-    state.players = players
-    state.hands = tuple(mask_of(h) for h in hands)
-    state.stock = tuple(map(TILE_INDEX.__getitem__, boneyard))
-    state.stock_pos = 0
+    state = MatadorState._new_hand(rules, players, tuple(masks), stock, leader, scores, retired)
     state.left = state.right = -1
     state.to_move = leader
     state.passes = 0
     state.drew = False
-    state.leader = leader
     state.lead_tile = TILE_INDEX[lead_tile]
-    state.scores = tuple(scores) if scores is not None else (0,) * players
-    if len(state.scores) != players:
-        raise ValueError(f"{len(state.scores)} scores given for {players} players")
-    state.retired = sum(1 << s for s in retired)
-    state._history = None
-    state._count = 0
-    state._public = None
-    state._legal = None
-    state._outcome = None
     return state
-
-
-# The tiles of ALL_TILES by id(). deal() hands out these very tuple objects, and a live object
-# with the id of one of them *is* that tile, already canonical: no need to validate its halves.
-_CANONICAL_BY_ID: dict[int, Tile] = {id(t): t for t in ALL_TILES}
-
-
-def _canonical(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
-    """``tuple(make_tile(*t) for t in tiles)``, skipping the checks when every tile is one of the
-    set's own tile objects (the fast path of ``start_hand(rules, players, deal(...))``, run once
-    per game in every playout). Any other input goes through make_tile, with its errors."""
-    given = tuple(tiles)
-    for tile in given:
-        if _CANONICAL_BY_ID.get(id(tile)) is not tile:
-            return tuple(make_tile(*t) for t in given)
-    return given
 
 
 def _check_players(players: int) -> None:
@@ -657,31 +519,13 @@ def _check_players(players: int) -> None:
         raise ValueError(f"matador is for 2 to 4 players, not {players}")
 
 
-class MatadorGame:
-    """Matador as a :class:`arena.games.api.Game`."""
-
-    name = "matador"
-    min_players = 2
-    max_players = 4
-
-    def parse_rules(self, raw: dict[str, Any]) -> MatadorRules:
-        return parse_rules(raw)
-
-    def rules_dict(self, rules: MatadorRules) -> dict[str, Any]:
-        return rules_dict(rules)
-
-    def deal(self, rules: MatadorRules, players: int, seed: int) -> Deal:
-        return deal(rules, players, seed)
-
-    def start_hand(
-        self,
-        rules: MatadorRules,
-        players: int,
-        deal: Deal,
-        scores: tuple[int, ...] | None = None,
-        retired: frozenset[int] = frozenset(),
-    ) -> MatadorState:
-        return start_hand(rules, players, deal, scores, retired)
-
-
-MATADOR = MatadorGame()
+#: Matador as a :class:`arena.games.api.Game`.
+MATADOR: EngineGame[MatadorRules, MatadorState] = EngineGame(
+    "matador",
+    2,
+    4,
+    parse_rules=parse_rules,
+    rules_dict=rules_dict,
+    deal=deal,
+    start_hand=start_hand,
+)

@@ -18,6 +18,8 @@ Tile = tuple[int, int]
 ALL_TILES: tuple[Tile, ...] = tuple((a, b) for a in range(7) for b in range(a, 7))
 #: Tile -> its index in ``ALL_TILES``.
 TILE_INDEX: dict[Tile, int] = {t: i for i, t in enumerate(ALL_TILES)}
+#: Tile -> its bit in a bit set (one dict lookup instead of a lookup and a shift).
+TILE_BIT: dict[Tile, int] = {t: 1 << i for t, i in TILE_INDEX.items()}
 #: Bit mask holding all 28 tiles.
 FULL_SET: int = (1 << len(ALL_TILES)) - 1
 #: Pip total of each tile, by index.
@@ -96,7 +98,29 @@ def tiles_of(mask: int) -> tuple[Tile, ...]:
 
 def pips_of(mask: int) -> int:
     """Total pips of the tiles in a bit set (a double counts both halves; 0-0 counts 0)."""
-    return sum(PIPS[i] for i in indices_of(mask))
+    # The loop of indices_of() inlined: the engines ask for the pips of every hand at a hand's end.
+    total = 0
+    while mask:
+        low_bit = mask & -mask
+        total += PIPS[low_bit.bit_length() - 1]
+        mask ^= low_bit
+    return total
+
+
+# The tiles of ALL_TILES by id(). Deals hand out these very tuple objects, and a live object with
+# the id of one of them *is* that tile, already canonical: no need to validate its halves.
+_CANONICAL_BY_ID: dict[int, Tile] = {id(t): t for t in ALL_TILES}
+
+
+def canonical_tiles(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
+    """``tuple(make_tile(*t) for t in tiles)``, skipping the checks when every tile is one of the
+    set's own tile objects (the fast path of starting a hand from a deal the engine made, once per
+    game in every playout). Any other input goes through :func:`make_tile`, with its errors."""
+    given = tuple(tiles)
+    for tile in given:
+        if _CANONICAL_BY_ID.get(id(tile)) is not tile:
+            return tuple(make_tile(*t) for t in given)
+    return given
 
 
 def shuffled_set(seed: int) -> list[Tile]:

@@ -1,0 +1,318 @@
+"""What the engines share: a hand state's bookkeeping, dealing, checking a deal, the game object.
+
+Matador (:mod:`arena.games.matador`) and Fives (:mod:`arena.games.fives`) keep a hand the same
+way: each hand a bit set over the 28 tile indices, the stock as dealt with a read position, the
+actions as a linked list (newest first), and the legal moves, the public record and the
+outcome memoised. :class:`HandState` holds those fields and what follows from them alone; each
+engine's state class adds its layout and its rules (legal moves, apply, scoring, views). Only
+logic that is the same in both games lives here, nothing that follows a rule of SPEC section 1
+or 2.
+
+The hot paths (``legal_moves``, ``apply``, ``view`` and the public record behind it) stay in the
+engines, written out in full: a helper call per move would cost more than the lines it saves.
+
+Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in
+:func:`deal_hands`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Generic, Protocol, TypeVar
+
+from arena.games.api import Deal, HandOutcome, Move
+from arena.games.tiles import (
+    ALL_TILES,
+    FULL_SET,
+    TILE_BIT,
+    TILE_INDEX,
+    Tile,
+    canonical_tiles,
+    shuffled_set,
+    tiles_of,
+)
+
+RulesT = TypeVar("RulesT")
+StateT = TypeVar("StateT")
+_RulesContra = TypeVar("_RulesContra", contravariant=True)
+_StateCo = TypeVar("_StateCo", covariant=True)
+# Not Self: mypy checks assignments to a Self against the base's (empty) __slots__.
+_H = TypeVar("_H", bound="HandState")
+
+#: The slots of the fields :class:`HandState` declares. An engine's state class declares them in
+#: its own ``__slots__`` (see :func:`hand_slots`), so that ``__slots__`` names every field of its
+#: states and the base class adds no layout of its own.
+HAND_SLOTS: tuple[str, ...] = (
+    "_count",
+    "_history",
+    "_legal",
+    "_outcome",
+    "_public",
+    "hands",
+    "leader",
+    "players",
+    "retired",
+    "rules",
+    "scores",
+    "stock",
+    "stock_pos",
+    "to_move",
+)
+
+
+def hand_slots(*own: str) -> tuple[str, ...]:
+    """The ``__slots__`` of an engine's state class: :data:`HAND_SLOTS` and its ``own`` fields,
+    in alphabetical order.
+
+    The order is the fields' layout in memory, read and written on every move; alphabetical is
+    the order the engines always had, so the hot path's memory access stays as it was measured.
+    """
+    return tuple(sorted((*HAND_SLOTS, *own)))
+
+
+class HandState:
+    """The fields every engine's hand state has, and the facts derived from them alone.
+
+    Immutable by convention, like the engines' states: a new state is built, never changed (the
+    memos ``_legal``, ``_public`` and ``_outcome`` aside, which only cache what follows from the
+    other fields). An engine's state class narrows the types of ``rules`` (its rules) and
+    ``_public`` (its public record, memoised).
+
+    A base without slots of its own: the engine's class declares them all (:func:`hand_slots`),
+    so its ``__slots__`` names every field of its states (copies and the tests' snapshots go
+    by it). And not a ``Generic``: a generic base cost about 1% more instructions per playout
+    with a view per move, and states are the hot path's allocations.
+
+    Attributes:
+        rules: the variant flags.
+        players: number of seats.
+        hands: each seat's tiles as a bit set.
+        stock: the boneyard as dealt, tile indices, top first; ``stock_pos`` tiles are drawn.
+        to_move: the seat to act, ``None`` once the hand is over.
+        leader: the seat that leads (or led) the hand.
+        scores: the match scores (what they include is the game's business).
+        retired: bit set of retired seats.
+    """
+
+    __slots__ = ()
+
+    rules: Any
+    players: int
+    hands: tuple[int, ...]
+    stock: tuple[int, ...]
+    stock_pos: int
+    to_move: int | None
+    leader: int
+    scores: tuple[int, ...]
+    retired: int
+    #: The actions, newest first, as a linked list ``((seat, move, drawn tile or None), older)``.
+    _history: tuple[Any, ...] | None
+    #: How many actions ``_history`` holds.
+    _count: int
+    _public: Any
+    _legal: tuple[Move, ...] | None
+    _outcome: HandOutcome | None
+
+    @classmethod
+    def _new_hand(
+        cls: type[_H],
+        rules: Any,
+        players: int,
+        hands: tuple[int, ...],
+        stock: tuple[int, ...],
+        leader: int,
+        scores: tuple[int, ...] | None,
+        retired: frozenset[int],
+    ) -> _H:
+        """A state with these fields set, no action taken and nothing memoised yet; the engine
+        sets ``to_move`` and its own fields.
+
+        Raises:
+            ValueError: when ``scores`` (zeros when ``None``) does not hold one score per seat.
+        """
+        start_scores = tuple(scores) if scores is not None else (0,) * players
+        if len(start_scores) != players:
+            raise ValueError(f"{len(start_scores)} scores given for {players} players")
+        state = object.__new__(cls)
+        state.rules = rules
+        state.players = players
+        state.hands = hands
+        state.stock = stock
+        state.stock_pos = 0
+        state.leader = leader
+        state.scores = start_scores
+        state.retired = sum(1 << s for s in retired)
+        state._history = None
+        state._count = 0
+        state._public = None
+        state._legal = None
+        state._outcome = None
+        return state
+
+    def _clone(self: _H) -> _H:
+        """A copy of this state with every field as it is, memos included."""
+        cls = type(self)
+        new = object.__new__(cls)
+        slots: tuple[str, ...] = cls.__slots__
+        for name in slots:
+            setattr(new, name, getattr(self, name))
+        return new
+
+    @property
+    def boneyard_size(self) -> int:
+        """Tiles left in the boneyard (Fives' stock; in Matador the reserve included)."""
+        return len(self.stock) - self.stock_pos
+
+    def hand_tiles(self, seat: int) -> tuple[Tile, ...]:
+        """The tiles in ``seat``'s hand, canonical order."""
+        return tiles_of(self.hands[seat])
+
+    def boneyard_tiles(self) -> tuple[Tile, ...]:
+        """The boneyard, top (next to be drawn) first. Never shown to a bot."""
+        return tuple(ALL_TILES[i] for i in self.stock[self.stock_pos :])
+
+    def history(self) -> tuple[tuple[int, Move, Tile | None], ...]:
+        """Every action of the hand as ``(seat, move, drawn tile or None)``, oldest first.
+
+        In Fives the first entry is the automatic opening: ``(leader, play(tile, None, high),
+        None)``.
+        """
+        items = []
+        node = self._history
+        while node is not None:
+            items.append(node[0])
+            node = node[1]
+        items.reverse()
+        return tuple(items)
+
+    def deal(self) -> Deal:
+        """The deal this hand started from (hands as dealt, boneyard top first)."""
+        # As dealt = held now + played since - drawn since (a drawn tile may have been played;
+        # Fives' automatic opening is in the history as the leader's play).
+        hands = [set(self.hand_tiles(s)) for s in range(self.players)]
+        drawn_tiles: list[set[Tile]] = [set() for _ in range(self.players)]
+        for seat, move, drawn in self.history():
+            if move.kind == "play" and move.tile is not None:
+                hands[seat].add(move.tile)
+            elif drawn is not None:
+                drawn_tiles[seat].add(drawn)
+        for seat in range(self.players):
+            hands[seat] -= drawn_tiles[seat]
+        return Deal(
+            tuple(tuple(sorted(h)) for h in hands),
+            tuple(ALL_TILES[i] for i in self.stock),
+        )
+
+
+# -- starting a hand ---------------------------------------------------------------------------
+
+
+def check_flag_names(game: str, raw: Mapping[str, Any], known: Iterable[str]) -> None:
+    """Refuse a rules mapping with flags ``game`` does not know, naming them and the known ones.
+
+    Raises:
+        ValueError: when ``raw`` has a key not in ``known``.
+    """
+    known = tuple(known)
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        names = ", ".join(known)
+        raise ValueError(f"unknown {game} rule(s) {', '.join(unknown)}; known rules: {names}")
+
+
+def deal_hands(players: int, hand_size: int, seed: int) -> Deal:
+    """Shuffle the 28 tiles by ``seed`` and deal ``hand_size`` to each of ``players`` seats, each
+    hand sorted; the rest is the boneyard, top first."""
+    tiles = shuffled_set(seed)
+    n = hand_size
+    hands = tuple(tuple(sorted(tiles[s * n : (s + 1) * n])) for s in range(players))
+    return Deal(hands=hands, boneyard=tuple(tiles[players * n :]))
+
+
+def checked_deal(
+    deal: Deal, players: int, hand_size: int, size_rule: str
+) -> tuple[tuple[tuple[Tile, ...], ...], list[int], tuple[int, ...]]:
+    """The hands of ``deal`` (canonical tiles, and bit sets) and its boneyard, once checked.
+
+    Args:
+        deal: the hands in seat order and the boneyard, top first.
+        players: number of seats.
+        hand_size: how many tiles each hand must hold.
+        size_rule: what says so, ending the error on a wrong size (``"the rules say"``).
+
+    Returns:
+        The hands as canonical tiles, the same as bit sets, and the boneyard as tile indices,
+        top first.
+
+    Raises:
+        ValueError: when the deal has not one hand per seat, or is not the 28 distinct tiles of
+            the set, or a hand does not hold ``hand_size`` tiles (or a tile is not a tile).
+    """
+    if len(deal.hands) != players:
+        raise ValueError(f"the deal has {len(deal.hands)} hands for {players} players")
+    hands = tuple(canonical_tiles(h) for h in deal.hands)
+    boneyard = canonical_tiles(deal.boneyard)
+    # Each tile exactly once: 28 tiles whose bits add up to the full set. (28 powers of two add
+    # up to a number with 28 one bits only when no two are the same.) Sums of bits, not sets nor
+    # loops: this runs once per hand in every playout, and Fives' hands are short.
+    bit = TILE_BIT.__getitem__
+    masks = [sum(map(bit, h)) for h in hands]
+    count = sum(map(len, hands)) + len(boneyard)
+    if count != 28 or sum(masks) + sum(map(bit, boneyard)) != FULL_SET:
+        raise ValueError("a deal must hold each of the 28 tiles exactly once")
+    for seat, hand in enumerate(hands):
+        if len(hand) != hand_size:
+            raise ValueError(f"seat {seat} was dealt {len(hand)} tiles; {size_rule} {hand_size}")
+    return hands, masks, tuple(map(TILE_INDEX.__getitem__, boneyard))
+
+
+# -- the game object ---------------------------------------------------------------------------
+
+
+class StartHand(Protocol[_RulesContra, _StateCo]):
+    """The signature of an engine's ``start_hand`` (:meth:`arena.games.api.Game.start_hand`)."""
+
+    def __call__(
+        self,
+        rules: _RulesContra,
+        players: int,
+        deal: Deal,
+        scores: tuple[int, ...] | None = None,
+        retired: frozenset[int] = frozenset(),
+    ) -> _StateCo: ...
+
+
+class EngineGame(Generic[RulesT, StateT]):
+    """A game as an :class:`arena.games.api.Game`, made of its engine module's functions.
+
+    Attributes:
+        name: the game's name (the registry's key, the wire's and the replay's).
+        min_players, max_players: how many seats it is for.
+        match_target: a score that ends a match at once, whatever its length (Fives' 100),
+            or ``None`` (see :func:`arena.games.match.match_target`).
+        parse_rules, rules_dict, deal, start_hand: the engine module's functions of those names.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        min_players: int,
+        max_players: int,
+        *,
+        parse_rules: Callable[[dict[str, Any]], RulesT],
+        rules_dict: Callable[[RulesT], dict[str, Any]],
+        deal: Callable[[RulesT, int, int], Deal],
+        start_hand: StartHand[RulesT, StateT],
+        match_target: int | None = None,
+    ) -> None:
+        self.name = name
+        self.min_players = min_players
+        self.max_players = max_players
+        self.match_target = match_target
+        self.parse_rules = parse_rules
+        self.rules_dict = rules_dict
+        self.deal = deal
+        self.start_hand = start_hand
+
+    def __repr__(self) -> str:
+        return f"<EngineGame {self.name}>"
