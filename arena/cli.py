@@ -253,7 +253,7 @@ def _sandbox_plan(config: SandboxConfig | None, prog: str) -> SandboxPlan | None
         plan = plan_sandbox(config)
     except SandboxError as error:
         raise UsageError(f"--sandbox {config.mechanism}: {error}") from None
-    print(f"{prog}: sandbox: {plan.describe().splitlines()[0]}", file=sys.stderr)
+    print(f"{prog}: {plan.describe().splitlines()[0]}", file=sys.stderr)
     for warning in plan.warnings:
         print(f"{prog}: sandbox warning: {warning}", file=sys.stderr)
     return plan

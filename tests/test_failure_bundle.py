@@ -288,3 +288,47 @@ def test_failures_are_listed_in_match_order(tmp_path: Path) -> None:
     assert bundle is not None
     names = sorted(p.name for p in bundle.iterdir() if p.is_dir())
     assert len(names) == 3
+
+
+def test_rematch_contains_the_bots_as_the_match_did(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The replay records the sandbox settings and the stdout cap; a rematch plays under the
+    same ones (``auto``: the strongest mechanism this machine has)."""
+    code, replay_path = play(
+        tmp_path,
+        player("illegal", 2),
+        player(),
+        "--sandbox",
+        "auto",
+        "--memory-mb",
+        "700",
+        "--max-stdout-mb",
+        "3",
+    )
+    assert code == 0
+    first = read_replay(replay_path)
+    assert first.sandbox is not None
+    assert (first.sandbox["mechanism"], first.sandbox["memory_mb"]) == ("auto", 700)
+    assert first.max_stdout_bytes == 3 << 20
+    capsys.readouterr()
+    again = tmp_path / "again.json"
+    assert main(["rematch", str(replay_path), "--replay", str(again)]) == 0
+    said = capsys.readouterr().err
+    assert said.startswith("arena rematch: sandbox: ")
+    assert "sandbox: sandbox" not in said
+    second = read_replay(again)
+    assert second.sandbox == first.sandbox
+    assert second.max_stdout_bytes == first.max_stdout_bytes
+    assert moves(second) == moves(first)
+
+
+def test_an_unsandboxed_match_records_no_sandbox(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, replay_path = play(tmp_path, player(), player())
+    assert code == 0
+    replay = read_replay(replay_path)
+    assert replay.sandbox is None
+    assert replay.max_stdout_bytes is None
+    assert replay.workdir == os.getcwd()
