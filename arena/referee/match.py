@@ -216,9 +216,10 @@ class _Seat:
 
 
 @asynccontextmanager
-async def _host_nursery() -> AsyncIterator[trio.Nursery]:
-    """A nursery whose tasks are cancelled when the block ends; the block's exception is
-    re-raised as itself, not wrapped in an ExceptionGroup."""
+async def _service_nursery() -> AsyncIterator[trio.Nursery]:
+    """A nursery for tasks that serve the block (the watchdog, restarted bots' hosts): they are
+    cancelled when the block ends, and the block's exception is re-raised as itself, not
+    wrapped in an ExceptionGroup."""
     body_error: BaseException | None = None
     async with trio.open_nursery() as nursery:
         try:
@@ -314,7 +315,7 @@ class _MatchRunner:
             # Bots restarted during the match (failure policy lenient) are started from inside
             # the watchdog's cancel scope; each one's context (which holds a nursery) is kept
             # open by a task of this nursery instead, which outlives the scope.
-            self.hosts = await self.stack.enter_async_context(_host_nursery())
+            self.hosts = await self.stack.enter_async_context(_service_nursery())
             await self._start_bots()
             match = start_match(
                 config.game, config.rules, config.players, config.seed, config.length
@@ -453,26 +454,16 @@ class _MatchRunner:
         """Play the match under the watchdog; when a request's deadline passes, settle it (a
         late look at the pipe, else a timeout) and carry on from where the match stood."""
         watchdog = self.watchdog = _Watchdog()
-        # The body's exception is re-raised outside the nursery, so callers see it as itself and
-        # not wrapped in an ExceptionGroup.
-        body_error: BaseException | None = None
-        async with trio.open_nursery() as nursery:
+        async with _service_nursery() as nursery:
             nursery.start_soon(watchdog.run)
-            try:
-                while True:
-                    with watchdog.scope:
-                        match = await self._play(match)
-                        break
-                    watchdog.renew()
-                    assert self.match is not None
-                    match = await self._deadline_passed(self.match)
-            except BaseException as error:
-                body_error = error
-            finally:
-                nursery.cancel_scope.cancel()
+            while True:
+                with watchdog.scope:
+                    match = await self._play(match)
+                    break
+                watchdog.renew()
+                assert self.match is not None
+                match = await self._deadline_passed(self.match)
         self.watchdog = None
-        if body_error is not None:
-            raise body_error
         return match
 
     async def _deadline_passed(self, match: Match) -> Match:
