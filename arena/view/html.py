@@ -9,6 +9,10 @@ loads nothing from the network and opens from disk.
 The viewer data carries its own version (:data:`VIEWER_DATA_VERSION`) and the replay's format;
 the page refuses a version it does not know with a message instead of drawing nonsense.
 
+Integers stay exact in the page: a JavaScript number holds integers exactly only up to 2**53 - 1,
+so seeds (up to 2**63 - 1) and request ids are decimal strings in the data, and :func:`embed_json`
+writes any other integer beyond that range as a string too (:func:`exact_integers`).
+
 Pure but for :func:`write_html`, which writes the file.
 """
 
@@ -43,8 +47,13 @@ from arena.view.steps import (
 from arena.view.terminal import SPECIAL_TILES
 
 #: The version of the viewer data layout embedded in a page. The page's script reads only this
-#: version (``VIEWER_DATA_VERSION`` in viewer.js must match) and refuses any other.
-VIEWER_DATA_VERSION = 1
+#: version (``VIEWER_DATA_VERSION`` in viewer.js must match) and refuses any other. Version 2:
+#: seeds and request ids are strings (exact digits; version 1 had JSON numbers, which JavaScript
+#: rounds above 2**53).
+VIEWER_DATA_VERSION = 2
+
+#: The largest integer a JavaScript number holds exactly (``Number.MAX_SAFE_INTEGER``).
+JS_SAFE_INTEGER = 2**53 - 1
 
 #: The most of a bot's stderr the page keeps (its end): enough to read, never a huge page.
 STDERR_KEEP = 4000
@@ -84,7 +93,7 @@ def viewer_data(replay: Replay, steps: Sequence[Step] | None = None) -> dict[str
         "match": {
             "game": replay.game,
             "players": replay.players,
-            "seed": replay.seed,
+            "seed": str(replay.seed),  # a string: JavaScript numbers round it above 2**53
             "protocol": replay.protocol,
             "length": match_length_text(replay),
             "hands": replay.match.hands,
@@ -204,7 +213,7 @@ def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
         item["placed_arm"] = placed_arm(step)
         item["drawn"] = None if step.drawn is None else list(step.drawn)
         item["auto"] = action.auto
-        item["request_id"] = action.request_id
+        item["request_id"] = None if action.request_id is None else str(action.request_id)
         item["elapsed_ms"] = action.elapsed_ms
         item["time_left_ms"] = action.time_left_ms
         item["debug"] = None if action.debug is None else printable(action.debug)
@@ -437,10 +446,32 @@ def _asset(name: str) -> str:
     return resources.files(_ASSETS).joinpath(name).read_text(encoding="utf-8")
 
 
+def exact_integers(data: Any) -> Any:
+    """``data`` with every integer that a JavaScript number cannot hold exactly (beyond
+    ±`JS_SAFE_INTEGER`) replaced by its decimal string, at any depth; the rest unchanged.
+
+    ``JSON.parse`` turns every JSON number into a 64-bit float, so the seed 3865857861745209631
+    would become 3865857861745209856 and show as 3865857861745210000: the page would show, and
+    let a user copy, another number than the replay's.
+    """
+    if isinstance(data, bool):
+        return data
+    if isinstance(data, int):
+        return data if -JS_SAFE_INTEGER <= data <= JS_SAFE_INTEGER else str(data)
+    if isinstance(data, dict):
+        return {key: exact_integers(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [exact_integers(value) for value in data]
+    return data
+
+
 def embed_json(data: Any) -> str:
     """``data`` as JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` appears
-    literally (so neither ``</script>`` nor ``<!--`` in a bot's name can end the element)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    literally (so neither ``</script>`` nor ``<!--`` in a bot's name can end the element), and
+    no integer that JavaScript would round (:func:`exact_integers`)."""
+    text = json.dumps(
+        exact_integers(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
     return (
         text.replace("&", "\\u0026")
         .replace("<", "\\u003c")

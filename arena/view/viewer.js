@@ -5,8 +5,10 @@
 // the table, shows or hides tiles, and steps through the list.
 "use strict";
 (function () {
-  /** The viewer data layout this script reads (VIEWER_DATA_VERSION in arena/view/html.py). */
-  const VIEWER_DATA_VERSION = 1;
+  /** The viewer data layout this script reads (VIEWER_DATA_VERSION in arena/view/html.py).
+   * Seeds and request ids are strings there, and so is any integer beyond 2**53 - 1: a JS
+   * number would round them, so they are shown as they are and never computed with. */
+  const VIEWER_DATA_VERSION = 2;
   /** The replay formats whose viewer data this script understands. */
   const REPLAY_FORMATS = [1, 2];
   const SVG_NS = "http://www.w3.org/2000/svg"; // a namespace name, never fetched
@@ -1025,7 +1027,7 @@
             { class: "clock", id: "clock" },
             el("span", { class: "clock-label", text: "time" }),
             el("span", { class: "bar" }, el("span", { class: "fill " + level, style: "width:" + Math.max(0.6, ratio * 100).toFixed(2) + "%" })),
-            el("span", { class: "clock-text", text: fmtMs(used) + " of " + limit + " ms" + (step.request_id ? " · request " + step.request_id : "") }),
+            el("span", { class: "clock-text", text: fmtMs(used) + " of " + limit + " ms" + (step.request_id != null ? " · request " + step.request_id : "") }),
           ),
         );
       }

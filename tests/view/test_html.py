@@ -450,7 +450,7 @@ def test_match_end_ranks_the_seats_with_their_status(
         (
             "viewer_data",
             99,
-            "This page holds viewer data version 99, but its viewer reads version 1",
+            "This page holds viewer data version 99, but its viewer reads version 2",
         ),
         ("viewer_data", None, "viewer data version null"),
         (
