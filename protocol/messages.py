@@ -43,7 +43,9 @@ MAX_NAME_CHARS = 64
 #
 # The same three moves exist twice: as the referee lists them (tolerant, like every message to a
 # bot) and as a bot sends one back (strict, like every message from a bot). Their wire forms are
-# identical, so echoing an element of ``legal`` is always a correct reply.
+# identical, so echoing an element of ``legal`` is always a correct reply. That is why a move
+# never gains a field within a protocol version (docs/protocol.md, sections 7 and 15): the
+# strict reply form would refuse its echo. tests/test_echo_legal.py keeps the two forms equal.
 
 
 class _Move(msgspec.Struct, frozen=True, tag_field="action"):
@@ -112,7 +114,7 @@ class _ToBotPart(msgspec.Struct, frozen=True):
 
 
 class MatadorRules(_ToBotPart, tag="matador", tag_field="game", frozen=True):
-    """The Matador variant flags in force (SPEC.md section 1); docs/rules.md explains each."""
+    """The Matador variant flags in force; docs/rules.md (rules 1.1 to 1.15) explains each."""
 
     hand_size: Literal[5, 7, "9-n"] = 5
     lead: Literal["any", "highest_double"] = "any"
@@ -122,7 +124,7 @@ class MatadorRules(_ToBotPart, tag="matador", tag_field="game", frozen=True):
 
 
 class FivesRules(_ToBotPart, tag="fives", tag_field="game", frozen=True):
-    """The Fives variant flags in force (SPEC.md section 2); docs/rules.md explains each."""
+    """The Fives variant flags in force; docs/rules.md (rules 2.1 to 2.12) explains each."""
 
     spinner_sides_first: bool = True
     block_winner: Literal["more_points", "fewer_pips"] = "more_points"
@@ -239,7 +241,7 @@ _ArmsField = Annotated[
     Meta(description="Fives only: the spinner's north and south arms, null before a spinner."),
 ]
 _Count = Annotated[
-    int, Meta(ge=0, description="Fives only: the count of the open ends now (SPEC 2.5).")
+    int, Meta(ge=0, description="Fives only: the count of the open ends now (docs/rules.md 2.5).")
 ]
 _Scoring = Annotated[
     list[Score],
