@@ -85,7 +85,7 @@ function matadorKey(play, ends) {
 
 // -- Fives: what a play scores ------------------------------------------------------------
 
-/** What an end tile counts: its outer half, both halves for a double (SPEC 2.5). */
+/** What an end tile counts: its outer half, both halves for a double (docs/rules.md 2.5). */
 const endValue = (tile, outer) => (tile[0] === tile[1] ? 2 * outer : outer);
 
 /** The count of the open ends of a Fives table (line west to east, spinner index, arms). */

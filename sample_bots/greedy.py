@@ -12,7 +12,7 @@ Strategy in Matador, decided from the ``request`` message alone:
 Strategy in Fives (``hello.game == "fives"``):
 
 1. Play the move that scores the most: the count of the open ends after it (worked out from
-   the request's ``layout``, ``spinner`` and ``arms``, SPEC 2.5) when it is a positive multiple
+   the request's ``layout``, ``spinner`` and ``arms``, rules.md 2.5) when it is a positive multiple
    of five; among equal scores, the heaviest tile, as in Matador.
 2. Otherwise (no play) draw or pass: the only legal move then.
 
@@ -97,12 +97,12 @@ Line = list[tuple[int, int]]
 
 
 def _end_value(tile: tuple[int, int], outer: int) -> int:
-    """What an end tile counts: its outer half, both halves for a double (SPEC 2.5)."""
+    """What an end tile counts: its outer half, both halves for a double (docs/rules.md 2.5)."""
     return 2 * outer if tile[0] == tile[1] else outer
 
 
 def fives_count(line: Line, spinner: int | None, north: Line, south: Line) -> int:
-    """The count of the open ends of a Fives table (SPEC 2.5).
+    """The count of the open ends of a Fives table (docs/rules.md 2.5).
 
     ``line`` is the west-east line read from west to east, ``spinner`` the index in it of the
     spinner (or ``None``), ``north`` and ``south`` its arms read outward from the spinner.

@@ -1,4 +1,4 @@
-"""The match layer's game target (SPEC 2.11, decided for every way a Fives score can reach 100).
+"""The match layer's game target (rules.md 2.11, decided for every way a Fives score can reach 100).
 
 A game may expose ``match_target`` (Fives: 100): the match ends with reason ``"target"`` as soon
 as any score reaches it, during a hand (the engine's ``HandEnd.TARGET``) or through a hand's

@@ -266,7 +266,8 @@ EQUAL_PIPS = request(
     layout=[(1, 3)],
     legal=[p(3, 6, "left", 3), p(4, 5, "right", 5)],
 )
-# SPEC 3: ends (0, 3), hand {4-3, 0-0, 5-5}: every play is a matador, so DRAW is legal.
+# rules.md 1.8's example: ends (0, 3), hand {4-3, 0-0, 5-5}: every play is a matador, so DRAW
+# is legal.
 MATADORS_AND_DRAW = request(
     3,
     hand=[(0, 0), (3, 4), (5, 5)],

@@ -114,7 +114,7 @@ class SeatView(NamedTuple):
             spinner, each tile as ``(inner_half, outer_half)``. With ``layout`` (the west-east
             line) they hold every placed tile.
         spinner: Fives only: the index in ``layout`` of the spinner, or ``None``.
-        end_count: Fives only: the count of the open ends now (SPEC 2.5), or ``None``.
+        end_count: Fives only: the count of the open ends now (docs/rules.md 2.5), or ``None``.
         scoring: Fives only: every scoring event of this hand so far, oldest first, as
             ``(seat, points, reason)`` with reason ``"count"``, ``"domino"`` or ``"block"``.
 

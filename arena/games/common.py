@@ -5,8 +5,8 @@ way: each hand a bit set over the 28 tile indices, the stock as dealt with a rea
 actions as a linked list (newest first), and the legal moves, the public record and the
 outcome memoised. :class:`HandState` holds those fields and what follows from them alone; each
 engine's state class adds its layout and its rules (legal moves, apply, scoring, views). Only
-logic that is the same in both games lives here, nothing that follows a rule of SPEC section 1
-or 2.
+logic that is the same in both games lives here, nothing that follows a rule of docs/rules.md
+1.1-1.15 or 2.1-2.12.
 
 The hot paths (``legal_moves``, ``apply``, ``view`` and the public record behind it) stay in the
 engines, written out in full: a helper call per move would cost more than the lines it saves.

@@ -1,4 +1,4 @@
-"""Fives (the two-player "Dominó" of the fifth source), exactly as SPEC.md section 2.
+"""Fives (the two-player "Dominó" of the fifth source), exactly as docs/rules.md 2.1-2.12.
 
 Tiles match by equal halves; the first double is the spinner, whose north and south ends open
 once both its sides are covered (flag ``spinner_sides_first``); after every placement a count
@@ -8,14 +8,14 @@ with :attr:`HandEnd.TARGET <arena.games.api.HandEnd.TARGET>` the moment a score 
 
 Design choices (docs/rules.md states the rules themselves):
 
-- **The opening is automatic.** :func:`start_hand` returns the position *after* SPEC 2.2's
+- **The opening is automatic.** :func:`start_hand` returns the position *after* docs/rules.md 2.2's
   opening: the lead tile lies low half west, high half east, its count is scored, and the other
   seat is to move. The opening shows in :meth:`FivesState.history` and in every view's history
   as a play by the leader with ``end=None`` and ``out`` equal to the high half (Matador's lead
   notation). It is never a legal move: ``apply`` refuses it. So the referee and the perft cases
   see the first *choice* as the first move.
 - **Scores run during the hand.** ``state.scores`` are the match scores *including* every point
-  scored in this hand so far (SPEC 2.10 compares them on a block), and in a finished hand its
+  scored in this hand so far (rules.md 2.10 compares them on a block), and in a finished hand its
   award too. ``outcome().award`` is the hand-end award alone (domino or block; zeros for
   ``TARGET``) and ``outcome().scores`` the final scores, so ``outcome().scores - scores`` at
   any position is what the seats still score, counts included (what perft's ``lines_to_end``
@@ -78,10 +78,10 @@ SOUTH = "south"
 #: The end positions in the order the engine lists them (and indexes its ``ends`` tuple).
 POSITIONS: tuple[str, str, str, str] = (WEST, EAST, NORTH, SOUTH)
 
-#: Fives is for exactly two players, seven tiles each (SPEC 2.1).
+#: Fives is for exactly two players, seven tiles each (docs/rules.md 2.1).
 PLAYERS = 2
 HAND_SIZE = 7
-#: The match target (SPEC 2.11): the first score to reach it ends the match at once.
+#: The match target (docs/rules.md 2.11): the first score to reach it ends the match at once.
 TARGET = 100
 
 BlockWinner = Literal["more_points", "fewer_pips"]
@@ -94,7 +94,7 @@ _FLAG_VALUES: dict[str, tuple[object, ...]] = {
 
 @dataclass(frozen=True, slots=True)
 class FivesRules:
-    """The Fives variant flags (SPEC.md 2.4 and 2.10); defaults follow the SPEC.
+    """The Fives variant flags (docs/rules.md 2.4 and 2.10); the defaults are the rules' own.
 
     Attributes:
         spinner_sides_first: the spinner's north and south ends open only once both of its
@@ -177,7 +177,7 @@ _INFO_BY_MOVE: dict[Move, _PlayInfo] = {
 }
 #: The opening "move" of each tile, as it shows in the history (Matador's lead notation).
 _OPENING_MOVES: tuple[Move, ...] = tuple(play(t, None, t[1]) for t in ALL_TILES)
-#: Tile indices, highest rank first (SPEC: doubles above non-doubles, then pips, then high half).
+#: Tile indices, highest rank first (rules.md, Tile rank: doubles, then pips, then high half).
 _BY_RANK: tuple[int, ...] = tuple(
     sorted(range(28), key=lambda i: rank_key(ALL_TILES[i]), reverse=True)
 )
@@ -240,7 +240,7 @@ class FivesState(HandState):
 
     Attributes:
         ends: the value of each end in :data:`POSITIONS` order, -1 while it is closed.
-        contribs: what each end counts (SPEC 2.5), the spinner itself apart.
+        contribs: what each end counts (docs/rules.md 2.5), the spinner itself apart.
         spin: the spinner's value, -1 before the first double.
         spin_at: which sides (1 west, 2 east) still end in the spinner itself; the spinner
             counts both halves while this is not 0 (at most one side covered).
@@ -397,10 +397,10 @@ class FivesState(HandState):
     def apply(self, move: Move) -> FivesState:
         """The state after ``move``; raises :class:`IllegalMoveError` when it is not legal.
 
-        A play is scored at once (SPEC 2.6); a score reaching :data:`TARGET` ends the hand
-        with ``HandEnd.TARGET`` before anything else (SPEC 2.11). Playing the last tile ends
+        A play is scored at once (docs/rules.md 2.6); a score reaching :data:`TARGET` ends the hand
+        with ``HandEnd.TARGET`` before anything else (rules.md 2.11). Playing the last tile ends
         it with a domino, and a position where the stock is empty and neither seat can play
-        ends it with a block (SPEC 2.8), each with its award (SPEC 2.9, 2.10).
+        ends it with a block (docs/rules.md 2.8), each with its award (docs/rules.md 2.9, 2.10).
         """
         legal = self._legal
         if legal is None:
@@ -434,7 +434,7 @@ class FivesState(HandState):
                 h1 &= ~bit
                 hand = h1
             new.hands = (h0, h1)
-            # SPEC 2.3-2.5: the end takes the tile's outward half; what it counts is that half,
+            # rules.md 2.3-2.5: the end takes the tile's outward half; what it counts is that half,
             # or both halves for a double.
             w, e, n, s = self.ends
             cw, ce, cn, cs = self.contribs
@@ -527,7 +527,7 @@ class FivesState(HandState):
         return new
 
     def outcome(self) -> HandOutcome | None:
-        """``None`` while the hand goes on, else how it ended and the award (SPEC 2.8-2.11)."""
+        """``None`` while the hand goes on, else how it ended and the award (rules.md 2.8-2.11)."""
         return self._outcome
 
     def view(self, seat: int) -> SeatView:
@@ -630,7 +630,7 @@ def _check_block(state: FivesState) -> None:
 
 
 def _block_winner(state: FivesState) -> int:
-    """SPEC 2.10: more points (or fewer pips), then fewer tiles, then the last placer."""
+    """docs/rules.md 2.10: more points (or fewer pips), then fewer tiles, then the last placer."""
     retired = state.retired
     if retired in (1, 2):
         return 1 if retired == 1 else 0  # the seat still in play wins
@@ -681,11 +681,11 @@ def start_hand(
     scores: tuple[int, ...] | None = None,
     retired: frozenset[int] = frozenset(),
 ) -> FivesState:
-    """The position after the automatic opening of SPEC 2.2, the other seat to move.
+    """The position after the automatic opening of docs/rules.md 2.2, the other seat to move.
 
     The holder of the highest double (else of the highest tile; dealt hands only, retired
     seats left out) lays it, low half west and high half east; its count is scored at once
-    (SPEC 2.5, 2.6). The opening is the first entry of the history. Should that score reach
+    (docs/rules.md 2.5, 2.6). The opening is the first entry of the history. Should that score reach
     :data:`TARGET`, the hand is already over (``HandEnd.TARGET``).
 
     Args:
@@ -717,7 +717,7 @@ def start_hand(
     state._history = ((leader, _OPENING_MOVES[index], None), None)
     state._count = 1
     if low == high:
-        # A double lead is the spinner, both sides open: it counts 2d (SPEC 2.5's lone tile).
+        # A double lead is the spinner, both sides open: it counts 2d (rules.md 2.5's lone tile).
         opened = not rules.spinner_sides_first
         state.ends = (low, low, low, low) if opened else (low, low, -1, -1)
         state.contribs = (0, 0, 0, 0)
@@ -743,7 +743,7 @@ def _check_players(players: int) -> None:
 
 
 #: Fives as a :class:`arena.games.api.Game`; a match ends as soon as a score reaches
-#: :data:`TARGET`, whatever its length (SPEC 2.11).
+#: :data:`TARGET`, whatever its length (docs/rules.md 2.11).
 FIVES: EngineGame[FivesRules, FivesState] = EngineGame(
     "fives",
     PLAYERS,

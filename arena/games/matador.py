@@ -1,4 +1,4 @@
-"""Matador (Russian dominoes), exactly as SPEC.md section 1, with every variant flag.
+"""Matador (Russian dominoes), exactly as docs/rules.md 1.1-1.15, with every variant flag.
 
 Ends join when the touching halves sum to seven; blanks are closed to all but the matadors
 (0-0, 6-1, 5-2, 4-3), which go anywhere at any time with the outward half of the player's
@@ -71,7 +71,7 @@ _FLAG_VALUES: dict[str, tuple[object, ...]] = {
 
 @dataclass(frozen=True, slots=True)
 class MatadorRules:
-    """The Matador variant flags (SPEC.md 1.3, 1.4, 1.9); defaults follow the SPEC."""
+    """The Matador variant flags (docs/rules.md 1.3, 1.4, 1.9); the defaults are the rules' own."""
 
     hand_size: HandSize = 5
     lead: Lead = "any"
@@ -369,7 +369,7 @@ class MatadorState(HandState):
         return new
 
     def outcome(self) -> HandOutcome | None:
-        """``None`` while the hand goes on, else the result and the award (SPEC 1.11-1.13)."""
+        """``None`` while the hand goes on, else the result and the award (rules.md 1.11-1.13)."""
         return self._outcome
 
     def view(self, seat: int) -> SeatView:
@@ -466,7 +466,7 @@ def deal(rules: MatadorRules, players: int, seed: int) -> Deal:
 
 
 def find_leader(hands: tuple[tuple[Tile, ...], ...], eligible: tuple[int, ...]) -> tuple[int, Tile]:
-    """The leader (SPEC 1.4) among ``eligible`` seats and the tile that made them leader.
+    """The leader (docs/rules.md 1.4) among ``eligible`` seats and the tile that made them leader.
 
     The holder of the highest double; when no eligible hand holds a double, the holder of the
     highest-ranked tile. Only dealt hands count, never the boneyard.
@@ -485,7 +485,7 @@ def start_hand(
     scores: tuple[int, ...] | None = None,
     retired: frozenset[int] = frozenset(),
 ) -> MatadorState:
-    """The opening position of a hand: the leader of SPEC 1.4 is to move.
+    """The opening position of a hand: the leader of docs/rules.md 1.4 is to move.
 
     Args:
         rules: the variant flags.

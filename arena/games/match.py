@@ -3,7 +3,7 @@
 Pure like the engines: the deal of hand ``k`` comes from ``derive_seed(seed, "deal", k)``, so a
 match is a deterministic function of (game, rules, players, seed, length, moves, retirements).
 
-A game may have a target of its own (:func:`match_target`: Fives' 100, SPEC 2.11) that ends
+A game may have a target of its own (:func:`match_target`: Fives' 100, docs/rules.md 2.11) that ends
 the match whatever its length says: during a hand (the engine ends the hand with
 ``HandEnd.TARGET``) or through a hand's award (a domino or a block), also in a match played for
 a fixed number of hands.
@@ -139,7 +139,7 @@ class Match:
         done = replace(self, scores=scores, outcomes=(*self.outcomes, outcome))
         own = match_target(self.game)
         if outcome.kind is HandEnd.TARGET or (own is not None and max(scores) >= own):
-            # A score reached the game's own target (Fives, SPEC 2.11): during play (the engine
+            # A score reached the game's own target (Fives, rules.md 2.11): during play (the engine
             # ended the hand) or through the hand's award. The match ends there, whatever its
             # length says.
             return replace(done, result=done._result("target"))

@@ -49,7 +49,7 @@ def is_double(tile: Tile) -> bool:
 
 
 def rank_key(tile: Tile) -> tuple[int, int, int]:
-    """Sort key of the tile rank (SPEC: doubles above non-doubles, then pip total, then high half).
+    """Sort key of the tile rank (rules.md, Tile rank: doubles, then pip total, then high half).
 
     A larger key is a higher rank; the order is strict over the 28 tiles.
     """

@@ -150,7 +150,7 @@ def _end_text(ends: dict[str, int], position: str) -> str:
 
 def arm_text(board: Board, arm: str, *, color: bool = False, placed: bool = False) -> str:
     """One arm of the Fives spinner read outward from it: ``{5|5} [5|1][1|3] north=3``;
-    ``closed`` while both sides of the spinner are not covered yet (SPEC 2.4)."""
+    ``closed`` while both sides of the spinner are not covered yet (docs/rules.md 2.4)."""
     assert board.spinner is not None
     tiles = dict(board.arms).get(arm, ())
     ends = dict(board.ends)

@@ -248,7 +248,7 @@
   // -- the Fives cross ----------------------------------------------------------------------
 
   /**
-   * Where each tile of a Fives table lies (SPEC 2.4: every double crosswise, the first one the
+   * Where each tile of a Fives table lies (rules.md 2.4: every double crosswise, the first one the
    * spinner). The west-east line runs straight along row 0 from the lead tile (layout index
    * `anchor`, at x = 0), a double standing across it; the spinner's north arm runs up from it
    * and its south arm down, each double in an arm lying across the arm. No corners: the page

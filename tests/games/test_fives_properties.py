@@ -2,8 +2,9 @@
 
 Each example draws the flags, a deal seed, a seed for the move choices and the match scores
 the hand starts from (below the target, so some hands end on it), then plays a whole hand
-choosing uniformly among the legal moves. The SPEC rules are written out again here from the
-public view (layout, arms, spinner), independently of the engine's incremental bookkeeping.
+choosing uniformly among the legal moves. The rules of docs/rules.md are written out again here
+from the public view (layout, arms, spinner), independently of the engine's incremental
+bookkeeping.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def pips(tiles: tuple[Tile, ...]) -> int:
 
 
 def spec_ends(view: SeatView, rules: FivesRules) -> tuple[tuple[str, int], ...]:
-    """SPEC 2.3-2.4 from the view: the line's two ends, then the spinner's arms once open."""
+    """rules.md 2.3-2.4 from the view: the line's two ends, then the spinner's arms once open."""
     line = view.layout
     ends = [("west", line[0][0]), ("east", line[-1][1])]
     k = view.spinner
@@ -91,7 +92,7 @@ def _end_tile_count(tile: tuple[int, int]) -> int:
 
 
 def spec_count(view: SeatView) -> int:
-    """SPEC 2.5 from the view's line, spinner index and arms."""
+    """docs/rules.md 2.5 from the view's line, spinner index and arms."""
     line = view.layout
     k = view.spinner
     if k is None:
@@ -118,7 +119,7 @@ def can_play(hand: tuple[Tile, ...], ends: tuple[tuple[str, int], ...]) -> bool:
 
 
 def spec_legal(state: FivesState) -> set[Move]:
-    """SPEC 2.3, 2.7, 2.8 written out again from the view and the hand."""
+    """docs/rules.md 2.3, 2.7, 2.8 written out again from the view and the hand."""
     seat = state.to_move
     if seat is None:
         return set()
@@ -205,7 +206,7 @@ def test_every_listed_move_applies_and_no_other_does(
 def test_opening_and_legal_moves_are_exactly_the_specs(
     rules: FivesRules, seed: int, choices: int, scores: tuple[int, int]
 ) -> None:
-    """The opening follows SPEC 2.2 and every legal-move list matches SPEC 2.3-2.8."""
+    """The opening follows rules.md 2.2 and every legal-move list matches rules.md 2.3-2.8."""
     states = playout(rules, seed, choices, scores)
     dealt = deal(rules, 2, seed)
     best = highest(t for h in dealt.hands for t in h)  # doubles outrank every non-double
@@ -227,7 +228,7 @@ def test_opening_and_legal_moves_are_exactly_the_specs(
 @PROPERTY
 @given(RULES, SEEDS, SEEDS)
 def test_ends_and_count_follow_the_layout(rules: FivesRules, seed: int, choices: int) -> None:
-    """Every view's open ends and count are SPEC 2.4-2.5 applied to its line, spinner and arms."""
+    """Every view's open ends and count are rules.md 2.4-2.5 applied to its line, spinner, arms."""
     for state in playout(rules, seed, choices):
         view = state.view(0)
         assert view.ends == spec_ends(view, rules)
@@ -270,7 +271,7 @@ def test_scoring_events_account_for_every_point(
 def test_hand_ends_with_a_valid_outcome(
     rules: FivesRules, seed: int, choices: int, scores: tuple[int, int]
 ) -> None:
-    """Every hand ends within the bound, by SPEC 2.8-2.11, with the award the SPEC gives."""
+    """Every hand ends within the bound, by rules.md 2.8-2.11, with the award the rules give."""
     states = playout(rules, seed, choices, scores)
     last = states[-1]
     outcome = last.outcome()

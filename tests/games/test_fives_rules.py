@@ -1,6 +1,7 @@
-"""Fives rules, one behaviour per test, with exact legal moves and scores (SPEC.md 2 and 3).
+"""Fives rules, one behaviour per test, with exact legal moves and scores (docs/rules.md 2.1-2.12
+and its worked examples).
 
-Every expected value here was worked out by hand from SPEC.md section 2, not copied from the
+Every expected value here was worked out by hand from docs/rules.md 2.1-2.12, not copied from the
 engine; the comments show the arithmetic. Seat 0 is "A", seat 1 is "B". Moves are written in a
 short notation, ``"2-6 e2"`` = tile 2-6 on the east end with 2 outward (``w``/``e``/``n``/``s``).
 """
@@ -102,12 +103,12 @@ SIX = (
     [(1, 6), (3, 6), (0, 0), (0, 1), (1, 1), (1, 2), (0, 2)],
     [(6, 6), (4, 6), (2, 6), (0, 3), (0, 4), (1, 3), (1, 4)],
 )
-#: SPEC 3: A leads 5-5; B and A build the east arm 5-1, 1-3, 3-5; A then holds 0-5.
+#: rules.md 2.6's example: A leads 5-5; B and A build the east arm 5-1, 1-3, 3-5; A then holds 0-5.
 FIVE = (
     [(5, 5), (1, 3), (0, 5), (0, 1), (0, 2), (1, 2), (2, 4)],
     [(1, 5), (3, 5), (0, 3), (0, 4), (1, 4), (2, 3), (3, 4)],
 )
-#: SPEC 3: A leads 2-2; B plays 2-6 east, A 2-3 west, B 2-4 north.
+#: The deal of docs/rules.md 2.11's example: A leads 2-2; B plays 2-6 east, A 2-3 west, B 2-4 north.
 TWO = (
     [(2, 2), (2, 3), (0, 1), (0, 3), (0, 5), (1, 3), (1, 5)],
     [(2, 6), (2, 4), (0, 6), (1, 4), (1, 6), (3, 4), (4, 5)],
@@ -222,7 +223,7 @@ def block_line(
     return line(dealt(hands, stock, rules=rules, scores=scores), text)
 
 
-# -- SPEC.md section 3: the Fives cases --------------------------------------------------------
+# -- the worked Fives cases (docs/rules.md examples) -----------------------------------------------
 
 
 def test_spec_ends_are_positions_west_side_scores_5_east_end_scores_10() -> None:
@@ -267,7 +268,7 @@ def test_spec_tiles_are_conserved_along_a_line_with_draws() -> None:
         assert all_tiles(state) == list(ALL_TILES)
 
 
-# -- opening (SPEC 2.2) -------------------------------------------------------------------------
+# -- opening (docs/rules.md 2.2) -------------------------------------------------------------------
 
 
 def test_highest_double_leads_and_is_placed_automatically() -> None:
@@ -364,7 +365,7 @@ def test_opening_that_reaches_the_target_ends_the_hand_at_once() -> None:
     assert state.legal_moves() == ()
 
 
-# -- matching and the spinner (SPEC 2.3-2.5) -----------------------------------------------------
+# -- matching and the spinner (docs/rules.md 2.3-2.5) ----------------------------------------------
 
 
 def test_spinner_ends_stay_closed_while_one_side_is_open() -> None:
@@ -475,7 +476,7 @@ def test_a_tile_that_does_not_match_the_end_is_refused() -> None:
     illegal(state, play((1, 6), "north", 1))
 
 
-# -- drawing and passing (SPEC 2.7, 2.8) --------------------------------------------------------
+# -- drawing and passing (docs/rules.md 2.7, 2.8) --------------------------------------------------
 
 
 def test_player_without_a_play_may_only_draw() -> None:
@@ -535,7 +536,7 @@ def test_draws_are_public_but_the_drawn_tiles_are_not() -> None:
     assert not {(1, 2), (3, 6)} & set(view.hand)
 
 
-# -- block (SPEC 2.8, 2.10) ---------------------------------------------------------------------
+# -- block (docs/rules.md 2.8, 2.10) ---------------------------------------------------------------
 
 
 def test_block_after_the_last_draw_records_no_pass() -> None:
@@ -629,7 +630,7 @@ def test_pass_then_a_play_that_blocks_the_hand() -> None:
     assert (outcome.award, outcome.scores) == ((0, -24), (0, -9))
 
 
-# -- domino and the match target (SPEC 2.9, 2.11) ------------------------------------------------
+# -- domino and the match target (docs/rules.md 2.9, 2.11) -----------------------------------------
 
 
 def test_last_tile_scores_its_count_then_the_domino_award() -> None:
@@ -767,7 +768,7 @@ def test_a_retired_seat_cannot_win_the_block() -> None:
 
 
 def test_rules_default_and_parse() -> None:
-    """Empty flags give the SPEC defaults; rules_dict writes every flag back."""
+    """Empty flags give the default rules (docs/rules.md); rules_dict writes every flag back."""
     rules = parse_rules({})
     assert rules == FivesRules(spinner_sides_first=True, block_winner="more_points")
     assert rules_dict(rules) == {"spinner_sides_first": True, "block_winner": "more_points"}

@@ -65,14 +65,14 @@ def playout(rules: MatadorRules, players: int, seed: int, choices: int) -> list[
 
 
 def spec_leader(hands: list[tuple[Tile, ...]]) -> tuple[int, Tile]:
-    """SPEC 1.4 written out again: the holder of the highest double, else of the highest tile."""
+    """rules.md 1.4 written out again: the holder of the highest double, else of the top tile."""
     doubles = [t for h in hands for t in h if t[0] == t[1]]
     best = highest(doubles or [t for h in hands for t in h])
     return next(s for s, h in enumerate(hands) if best in h), best
 
 
 def spec_legal(state: MatadorState) -> set[Move]:
-    """SPEC 1.4-1.10 written out again, independently of the engine's tables."""
+    """docs/rules.md 1.4-1.10 written out again, independently of the engine's tables."""
     seat = state.to_move
     if seat is None:
         return set()
@@ -183,7 +183,7 @@ def test_every_listed_move_applies_and_no_other_does(
 def test_legal_moves_are_exactly_the_specs(
     rules: MatadorRules, players: int, seed: int, choices: int
 ) -> None:
-    """The leader and every legal-move list match SPEC 1.4-1.10 written out independently."""
+    """The leader and every legal-move list match rules.md 1.4-1.10 written out independently."""
     states = playout(rules, players, seed, choices)
     leader, _tile = spec_leader([states[0].hand_tiles(s) for s in range(players)])
     assert states[0].to_move == leader
@@ -198,7 +198,7 @@ def test_legal_moves_are_exactly_the_specs(
 def test_every_play_is_allowed_by_the_spec(
     rules: MatadorRules, players: int, seed: int, choices: int
 ) -> None:
-    """Each listed play uses a held tile and follows SPEC 1.5-1.8 for its end."""
+    """Each listed play uses a held tile and follows docs/rules.md 1.5-1.8 for its end."""
     for state in playout(rules, players, seed, choices):
         seat = state.to_move
         ends = dict(state.ends)
@@ -224,7 +224,7 @@ def test_every_play_is_allowed_by_the_spec(
 def test_hand_ends_with_a_valid_outcome(
     rules: MatadorRules, players: int, seed: int, choices: int
 ) -> None:
-    """Every hand ends within the bound, and its outcome follows SPEC 1.11-1.13."""
+    """Every hand ends within the bound, and its outcome follows docs/rules.md 1.11-1.13."""
     states = playout(rules, players, seed, choices)
     last = states[-1]
     outcome = last.outcome()

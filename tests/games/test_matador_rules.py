@@ -1,6 +1,7 @@
-"""Matador rules, one behaviour per test, with exact legal-move sets (SPEC.md sections 1 and 3).
+"""Matador rules, one behaviour per test, with exact legal-move sets (docs/rules.md 1.1-1.15 and
+its worked examples).
 
-Every expected value here was worked out by hand from SPEC.md, not copied from the engine.
+Every expected value here was worked out by hand from docs/rules.md, not copied from the engine.
 Ends are written (left, right); ``play(tile, end, out)`` names the outward half.
 """
 
@@ -76,7 +77,7 @@ def _all_tiles_once(state: MatadorState) -> list[Tile]:
     return sorted(held + list(state.boneyard_tiles()) + [tuple(sorted(t)) for t in state.layout()])
 
 
-# -- SPEC.md section 3: the Matador cases ----------------------------------------------------------
+# -- the worked Matador cases (docs/rules.md examples) ---------------------------------------------
 
 CASE_ONE_PLAYS = {
     play((3, 4), R, 3),

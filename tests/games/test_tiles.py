@@ -1,4 +1,4 @@
-"""Tiles of the double-six set: rank (SPEC.md, tile rank), validation, bit sets, the shuffle."""
+"""Tiles of the double-six set: rank (docs/rules.md, Tile rank), validation, bit sets, shuffle."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from arena.games.tiles import (
     tiles_of,
 )
 
-#: The 28 tiles from the highest rank to the lowest, written out by hand from the SPEC.
+#: The 28 tiles from the highest rank to the lowest, written out by hand from docs/rules.md.
 RANKED = [
     (6, 6), (5, 5), (4, 4), (3, 3), (2, 2), (1, 1), (0, 0),
     (5, 6),
@@ -72,7 +72,7 @@ def test_the_seven_matadors_rank_six_one_then_five_two_then_four_three() -> None
 
 
 def test_rank_orders_all_28_tiles_as_the_spec_lists_them() -> None:
-    """Sorting by rank gives the hand-written order of the SPEC's rule."""
+    """Sorting by rank gives the hand-written order of the rule in docs/rules.md."""
     assert sorted(ALL_TILES, key=rank_key, reverse=True) == RANKED
 
 
