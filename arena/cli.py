@@ -2,7 +2,8 @@
 
 Exit codes: 0 when the command did its job (a match with a result, even a bot's failure, or a
 replay that verifies), 1 for a replay that does not verify or an internal error, 2 for a usage
-error (a bad flag, a bot command that cannot be run, a file that cannot be read).
+error (a bad flag, a bot command that cannot be run, a file that cannot be read), 128 + the
+signal's number when Ctrl-C, SIGTERM or SIGHUP stopped it (130, 143, 129; arena/stop_signals.py).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-import trio
 
 from arena.failure_report import explain, failures_of, rematch_command, write_failure_bundle
 from arena.games.api import Game
@@ -35,6 +35,9 @@ from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
 from arena.referee.process import BotCommandError, parse_command
 from arena.referee.sandbox import SandboxConfig, SandboxError, SandboxPlan, plan_sandbox
 from arena.replay import Replay, ReplayError, Status, read_replay, write_replay
+from arena.stop_signals import exit_code as _stopped_exit_code
+from arena.stop_signals import install as _install_stop_signals
+from arena.stop_signals import run as _run_stoppable
 
 if TYPE_CHECKING:
     from arena.tournament.html_report import ReportResult
@@ -597,7 +600,7 @@ def _run_match(
             flush=True,
         )
     freeze_startup_objects()
-    replay = trio.run(play_match, config, bots)
+    replay = _run_stoppable(play_match, config, bots)
     written: Path | None
     bundle: Path | None = None
     try:
@@ -787,7 +790,7 @@ def _check(args: argparse.Namespace) -> int:
     if not args.json:
         print(header(args.bot, args.game, args.move_ms, args.startup_ms), flush=True)
         print(flush=True)
-    report = trio.run(
+    report = _run_stoppable(
         lambda: check_bot(
             args.bot,
             args.game,
@@ -945,7 +948,7 @@ def _tournament(args: argparse.Namespace) -> int:
             f"--db {db}",
             file=sys.stderr,
         )
-        return 130
+        return _stopped_exit_code()
     except TournamentError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_FAILED
@@ -957,8 +960,6 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _sprt(args: argparse.Namespace) -> int:
-    import trio
-
     from arena.tournament.entrants import EntrantError, prepare, scan
     from arena.tournament.ratings import elo_from_counts
     from arena.tournament.settings import TournamentSettings, sandbox_to_dict
@@ -993,7 +994,7 @@ def _sprt(args: argparse.Namespace) -> int:
         max_stdout_bytes=_max_stdout_bytes(args),
         policy=msgspec.to_builtins(_policy(args)),
     )
-    kept, excluded = trio.run(
+    kept, excluded = _run_stoppable(
         lambda: prepare(
             found.entrants, startup_ms=settings.startup_ms, build_timeout_s=300, sandbox=plan
         )
@@ -1023,11 +1024,11 @@ def _sprt(args: argparse.Namespace) -> int:
         say=lambda line: print(line, flush=True),
     )  # fmt: skip
     try:
-        outcome = trio.run(run.run)
+        outcome = _run_stoppable(run.run)
     except KeyboardInterrupt:
         print(f"\nInterrupted after {sprt.n} pairs (LLR {sprt.llr:+.3f}); games recorded in "
               f"{out_dir / 'tournament.db'}", file=sys.stderr)  # fmt: skip
-        return 130
+        return _stopped_exit_code()
     elo = elo_from_counts(outcome.counts)
     verdict = {
         "H1": f"H1 accepted: {a.name} is stronger than {b.name} (by {args.elo1:g} Elo rather "
@@ -1128,6 +1129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``arena`` command; returns the exit code."""
     parser = _build_parser()
     args = parser.parse_args(argv)
+    _install_stop_signals()  # SIGTERM and SIGHUP stop a command as Ctrl-C does
     try:
         code = _HANDLERS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
@@ -1137,7 +1139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"arena {args.command}: interrupted; every bot process was stopped", file=sys.stderr)
-        return 130
+        return _stopped_exit_code()
     except BrokenPipeError:
         # The reader went away (``arena standings --json | head``): not an error of ours.
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
