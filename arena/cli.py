@@ -38,6 +38,7 @@ from arena.replay import Replay, ReplayError, Status, read_replay, write_replay
 from arena.stop_signals import exit_code as _stopped_exit_code
 from arena.stop_signals import install as _install_stop_signals
 from arena.stop_signals import run as _run_stoppable
+from arena.tournament.clock_load import default_concurrency, say_late_moves, warn_if_crowded
 
 if TYPE_CHECKING:
     from arena.tournament.html_report import ReportResult
@@ -413,7 +414,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "--rounds", type=_positive, default=1, help="times the schedule is played (Swiss: rounds)"
     )
     tournament.add_argument(
-        "--concurrency", type=_positive, default=4, help="matches at once, in all (4)"
+        "--concurrency",
+        type=_positive,
+        default=default_concurrency(),
+        help="matches at once, in all (4, or one per CPU if fewer)",
     )
     tournament.add_argument(
         "--workers",
@@ -455,7 +459,12 @@ def _build_parser() -> argparse.ArgumentParser:
     sprt.add_argument(
         "--max-pairs", type=_positive, default=20000, help="stop undecided after N pairs"
     )
-    sprt.add_argument("--concurrency", type=_positive, default=4, help="games at once (4)")
+    sprt.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=default_concurrency(),
+        help="games at once (4, or one per CPU if fewer)",
+    )
     sprt.add_argument(
         "--workers", type=_positive, default=os.cpu_count() or 1, help="worker processes"
     )
@@ -936,6 +945,7 @@ def _tournament(args: argparse.Namespace) -> int:
     options = RunOptions(
         out_dir=out_dir, concurrency=args.concurrency, workers=args.workers, events=args.events
     )
+    warn_if_crowded("arena tournament", args.concurrency, opened.settings.move_ms)
     reporter: Reporter = LiveReporter() if sys.stdout.isatty() else PlainReporter()
     try:
         summary = run_session(opened, options, reporter)
@@ -956,6 +966,8 @@ def _tournament(args: argparse.Namespace) -> int:
     where = None if report is None else report.path
     print(final_report(opened.store, summary.standings, out_dir, db, report=where))
     print(summary.line())
+    progress = summary.progress
+    say_late_moves(progress.late_moves, progress.moves, progress.late_max_ms, args.concurrency)
     return EXIT_OK
 
 
@@ -1018,6 +1030,7 @@ def _sprt(args: argparse.Namespace) -> int:
         f"[{sprt.lower:+.3f}, {sprt.upper:+.3f}]",
         flush=True,
     )
+    warn_if_crowded("arena sprt", args.concurrency, settings.move_ms)
     run = SprtRun(
         settings, store, a, b, sprt, out_dir=out_dir, concurrency=args.concurrency,
         workers=args.workers, max_pairs=args.max_pairs,
@@ -1043,6 +1056,7 @@ def _sprt(args: argparse.Namespace) -> int:
         f"{list(outcome.counts)}; Elo {elo}"
     )
     print(f"database: {out_dir / 'tournament.db'}   replays: {out_dir / 'replays'}")
+    say_late_moves(run.late_moves, run.moves, run.late_max_ms, args.concurrency)
     return EXIT_OK
 
 
