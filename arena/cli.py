@@ -37,6 +37,8 @@ from arena.referee.sandbox import SandboxConfig, SandboxError, SandboxPlan, plan
 from arena.replay import Replay, ReplayError, Status, read_replay, write_replay
 from arena.stop_signals import exit_code as _stopped_exit_code
 from arena.stop_signals import install as _install_stop_signals
+from arena.stop_signals import mute_output as _mute_output
+from arena.stop_signals import received as _stop_received
 from arena.stop_signals import run as _run_stoppable
 from arena.tournament.clock_load import default_concurrency, say_late_moves, warn_if_crowded
 
@@ -1152,14 +1154,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"arena {args.command}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"arena {args.command}: interrupted; every bot process was stopped", file=sys.stderr)
+        try:
+            print(
+                f"arena {args.command}: interrupted; every bot process was stopped", file=sys.stderr
+            )
+        except OSError:  # a terminal that hung up (SIGHUP) cannot take it
+            _mute_output()
         return _stopped_exit_code()
     except BrokenPipeError:
         # The reader went away (``arena standings --json | head``): not an error of ours.
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
-    except Exception:
+        return EXIT_OK if _stop_received() is None else _stopped_exit_code()
+    except Exception as error:
+        if isinstance(error, OSError) and _stop_received() is not None:
+            _mute_output()  # stopped, and the output is gone (a terminal that hung up)
+            return _stopped_exit_code()
         traceback.print_exc()
         print(f"arena {args.command}: internal error (a bug in the arena)", file=sys.stderr)
         return EXIT_FAILED

@@ -17,8 +17,11 @@ behind.
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import suppress
 from types import FrameType
 from typing import Any, TypeVar
 
@@ -53,6 +56,16 @@ def received() -> int | None:
 def exit_code() -> int:
     """The exit code of a stopped command: 128 + the signal (SIGINT's 130 for a Ctrl-C)."""
     return 128 + (_received or signal.SIGINT)
+
+
+def mute_output() -> None:
+    """Point stdout and stderr at /dev/null: once stopped, a terminal that hung up (SIGHUP)
+    cannot take the last messages, and the interpreter's final flush must not fail on it."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        # A stream without a descriptor (replaced, or closed) has nothing to point elsewhere.
+        with suppress(OSError, ValueError):
+            os.dup2(null, stream.fileno())
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -111,4 +124,4 @@ async def _stoppable(async_fn: Callable[..., Awaitable[T]], args: tuple[Any, ...
     return result
 
 
-__all__ = ["STOP_SIGNALS", "exit_code", "install", "received", "run"]
+__all__ = ["STOP_SIGNALS", "exit_code", "install", "mute_output", "received", "run"]

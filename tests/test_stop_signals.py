@@ -132,3 +132,36 @@ def test_a_stop_signal_stops_the_command_and_every_bot(
         time.sleep(0.05)
     assert live_processes_with(marker) == []
     assert [pid for pid in helpers if Path(f"/proc/{pid}").exists()] == []
+
+
+@pytest.mark.parametrize("command", ["play", "tournament"])
+def test_a_hang_up_with_the_terminal_gone_still_stops_every_bot(
+    tmp_path: Path, command: str
+) -> None:
+    """SIGHUP after the output went away (a closed terminal: here, pipes nobody reads): the
+    messages cannot be written, yet every bot is stopped and the exit code is 129."""
+    marker = f"hup-{uuid.uuid4().hex}"
+    argv = COMMANDS[command](tmp_path, marker, "none")
+    process = subprocess.Popen(
+        [PY, "-m", "arena", *argv], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not live_processes_with(f"--thinking\0{marker}") and time.monotonic() < deadline:
+            assert process.poll() is None
+            time.sleep(0.05)
+        assert process.stdout is not None
+        assert process.stderr is not None
+        process.stdout.close()
+        process.stderr.close()
+        process.send_signal(signal.SIGHUP)
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 128 + signal.SIGHUP
+    deadline = time.monotonic() + 5
+    while live_processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert live_processes_with(marker) == []
