@@ -89,3 +89,28 @@ def test_the_late_share_line_names_the_concurrency_that_avoids_it() -> None:
     alone = late_share_line(1, 10, 5.0, 1, 2)
     assert alone is not None
     assert alone.endswith("other programs were using the CPUs; use a longer --move-ms")
+
+
+def test_sprt_warns_too_and_reports_the_late_moves(tmp_path: Path) -> None:
+    """``arena sprt`` over the CPUs warns before its games and ends with the late-move line."""
+    marker = f"late-{uuid.uuid4().hex}"
+    cpus = usable_cpus()
+    run = subprocess.run(
+        [PY, "-m", "arena", "sprt", f"{PY} tests/bots/stall_referee.py 2 0.6 {marker}",
+         f"{PY} sample_bots/greedy.py {marker}", "--hands", "1", "--seed", "3",
+         "--move-ms", "200", "--max-pairs", "1", "--out", str(tmp_path / "s"),
+         "--concurrency", str(cpus + 1), "--workers", "1", "--sandbox", "none"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert (
+        f"arena sprt: warning: {cpus + 1} matches at once on {cpus} CPUs with --move-ms 200"
+    ) in run.stderr
+    assert re.search(
+        r"^\d+ of \d+ moves \(.*\) were accepted late because the referee itself woke after "
+        rf"their deadline .*: {cpus + 1} matches at once on {cpus} CPUs; use --concurrency "
+        rf"{cpus} or fewer$",
+        run.stdout,
+        re.MULTILINE,
+    )
+    assert live_processes_with(marker) == []
