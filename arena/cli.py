@@ -2,7 +2,8 @@
 
 Exit codes: 0 when the command did its job (a match with a result, even a bot's failure, or a
 replay that verifies), 1 for a replay that does not verify or an internal error, 2 for a usage
-error (a bad flag, a bot command that cannot be run, a file that cannot be read).
+error (a bad flag, a bot command that cannot be run, a file that cannot be read), 128 + the
+signal's number when Ctrl-C, SIGTERM or SIGHUP stopped it (130, 143, 129; arena/stop_signals.py).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-import trio
 
 from arena.failure_report import explain, failures_of, rematch_command, write_failure_bundle
 from arena.games.api import Game
@@ -35,6 +35,12 @@ from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
 from arena.referee.process import BotCommandError, parse_command
 from arena.referee.sandbox import SandboxConfig, SandboxError, SandboxPlan, plan_sandbox
 from arena.replay import Replay, ReplayError, Status, read_replay, write_replay
+from arena.stop_signals import exit_code as _stopped_exit_code
+from arena.stop_signals import install as _install_stop_signals
+from arena.stop_signals import mute_output as _mute_output
+from arena.stop_signals import received as _stop_received
+from arena.stop_signals import run as _run_stoppable
+from arena.tournament.clock_load import default_concurrency, say_late_moves, warn_if_crowded
 
 if TYPE_CHECKING:
     from arena.tournament.html_report import ReportResult
@@ -410,7 +416,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "--rounds", type=_positive, default=1, help="times the schedule is played (Swiss: rounds)"
     )
     tournament.add_argument(
-        "--concurrency", type=_positive, default=4, help="matches at once, in all (4)"
+        "--concurrency",
+        type=_positive,
+        default=default_concurrency(),
+        help="matches at once, in all (4, or one per CPU if fewer)",
     )
     tournament.add_argument(
         "--workers",
@@ -452,7 +461,12 @@ def _build_parser() -> argparse.ArgumentParser:
     sprt.add_argument(
         "--max-pairs", type=_positive, default=20000, help="stop undecided after N pairs"
     )
-    sprt.add_argument("--concurrency", type=_positive, default=4, help="games at once (4)")
+    sprt.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=default_concurrency(),
+        help="games at once (4, or one per CPU if fewer)",
+    )
     sprt.add_argument(
         "--workers", type=_positive, default=os.cpu_count() or 1, help="worker processes"
     )
@@ -597,7 +611,7 @@ def _run_match(
             flush=True,
         )
     freeze_startup_objects()
-    replay = trio.run(play_match, config, bots)
+    replay = _run_stoppable(play_match, config, bots)
     written: Path | None
     bundle: Path | None = None
     try:
@@ -787,7 +801,7 @@ def _check(args: argparse.Namespace) -> int:
     if not args.json:
         print(header(args.bot, args.game, args.move_ms, args.startup_ms), flush=True)
         print(flush=True)
-    report = trio.run(
+    report = _run_stoppable(
         lambda: check_bot(
             args.bot,
             args.game,
@@ -933,6 +947,7 @@ def _tournament(args: argparse.Namespace) -> int:
     options = RunOptions(
         out_dir=out_dir, concurrency=args.concurrency, workers=args.workers, events=args.events
     )
+    warn_if_crowded("arena tournament", args.concurrency, opened.settings.move_ms)
     reporter: Reporter = LiveReporter() if sys.stdout.isatty() else PlainReporter()
     try:
         summary = run_session(opened, options, reporter)
@@ -945,7 +960,7 @@ def _tournament(args: argparse.Namespace) -> int:
             f"--db {db}",
             file=sys.stderr,
         )
-        return 130
+        return _stopped_exit_code()
     except TournamentError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_FAILED
@@ -953,12 +968,12 @@ def _tournament(args: argparse.Namespace) -> int:
     where = None if report is None else report.path
     print(final_report(opened.store, summary.standings, out_dir, db, report=where))
     print(summary.line())
+    progress = summary.progress
+    say_late_moves(progress.late_moves, progress.moves, progress.late_max_ms, args.concurrency)
     return EXIT_OK
 
 
 def _sprt(args: argparse.Namespace) -> int:
-    import trio
-
     from arena.tournament.entrants import EntrantError, prepare, scan
     from arena.tournament.ratings import elo_from_counts
     from arena.tournament.settings import TournamentSettings, sandbox_to_dict
@@ -993,7 +1008,7 @@ def _sprt(args: argparse.Namespace) -> int:
         max_stdout_bytes=_max_stdout_bytes(args),
         policy=msgspec.to_builtins(_policy(args)),
     )
-    kept, excluded = trio.run(
+    kept, excluded = _run_stoppable(
         lambda: prepare(
             found.entrants, startup_ms=settings.startup_ms, build_timeout_s=300, sandbox=plan
         )
@@ -1017,17 +1032,18 @@ def _sprt(args: argparse.Namespace) -> int:
         f"[{sprt.lower:+.3f}, {sprt.upper:+.3f}]",
         flush=True,
     )
+    warn_if_crowded("arena sprt", args.concurrency, settings.move_ms)
     run = SprtRun(
         settings, store, a, b, sprt, out_dir=out_dir, concurrency=args.concurrency,
         workers=args.workers, max_pairs=args.max_pairs,
         say=lambda line: print(line, flush=True),
     )  # fmt: skip
     try:
-        outcome = trio.run(run.run)
+        outcome = _run_stoppable(run.run)
     except KeyboardInterrupt:
         print(f"\nInterrupted after {sprt.n} pairs (LLR {sprt.llr:+.3f}); games recorded in "
               f"{out_dir / 'tournament.db'}", file=sys.stderr)  # fmt: skip
-        return 130
+        return _stopped_exit_code()
     elo = elo_from_counts(outcome.counts)
     verdict = {
         "H1": f"H1 accepted: {a.name} is stronger than {b.name} (by {args.elo1:g} Elo rather "
@@ -1042,6 +1058,7 @@ def _sprt(args: argparse.Namespace) -> int:
         f"{list(outcome.counts)}; Elo {elo}"
     )
     print(f"database: {out_dir / 'tournament.db'}   replays: {out_dir / 'replays'}")
+    say_late_moves(run.late_moves, run.moves, run.late_max_ms, args.concurrency)
     return EXIT_OK
 
 
@@ -1128,6 +1145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``arena`` command; returns the exit code."""
     parser = _build_parser()
     args = parser.parse_args(argv)
+    _install_stop_signals()  # SIGTERM and SIGHUP stop a command as Ctrl-C does
     try:
         code = _HANDLERS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
@@ -1136,14 +1154,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"arena {args.command}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"arena {args.command}: interrupted; every bot process was stopped", file=sys.stderr)
-        return 130
+        try:
+            print(
+                f"arena {args.command}: interrupted; every bot process was stopped", file=sys.stderr
+            )
+        except OSError:  # a terminal that hung up (SIGHUP) cannot take it
+            _mute_output()
+        return _stopped_exit_code()
     except BrokenPipeError:
         # The reader went away (``arena standings --json | head``): not an error of ours.
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
-    except Exception:
+        return EXIT_OK if _stop_received() is None else _stopped_exit_code()
+    except Exception as error:
+        if isinstance(error, OSError) and _stop_received() is not None:
+            _mute_output()  # stopped, and the output is gone (a terminal that hung up)
+            return _stopped_exit_code()
         traceback.print_exc()
         print(f"arena {args.command}: internal error (a bug in the arena)", file=sys.stderr)
         return EXIT_FAILED

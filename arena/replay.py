@@ -102,9 +102,11 @@ class Action(msgspec.Struct, frozen=True, omit_defaults=True, tag="move", tag_fi
     """One move of a hand.
 
     ``request_id``, ``time_left_ms`` (what the request said) and ``elapsed_ms`` (as the referee
-    measured it) are absent for an automatic pass of a retired seat (``auto``). A move the
-    referee played for a struck bot (failure policy ``lenient``) is ``auto`` too, and ``strike``
-    holds the failure that cost the strike.
+    measured it, at most the allowance) are absent for an automatic pass of a retired seat
+    (``auto``). ``late_ms``, only when there was some, says how long after the deadline the
+    referee took up a reply it accepted (it woke late; the true time is ``elapsed_ms`` plus
+    ``late_ms``). A move the referee played for a struck bot (failure policy ``lenient``) is
+    ``auto`` too, and ``strike`` holds the failure that cost the strike.
     """
 
     seat: int
@@ -112,6 +114,7 @@ class Action(msgspec.Struct, frozen=True, omit_defaults=True, tag="move", tag_fi
     request_id: int | None = None
     time_left_ms: int | None = None
     elapsed_ms: float | None = None
+    late_ms: float | None = None
     debug: str | None = None
     auto: bool = False
     strike: Failure | None = None

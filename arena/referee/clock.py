@@ -61,3 +61,25 @@ class SeatClock:
         overrun = over - self.bank_s
         self.bank_s = 0.0
         return overrun
+
+
+def accepted_elapsed(measured_s: float, allowance_s: float) -> tuple[float, float]:
+    """A reply accepted as in time, taken up by the referee ``measured_s`` after its request:
+    the time to charge and record (never over ``allowance_s``) and how late past the deadline
+    the referee took it up (0.0 when it did not).
+
+    The referee accepts a reply it reads after the deadline only when the reply was there
+    before the referee looked (it woke late: its last look at the pipe, or a reply read just
+    before it stalled), so the lateness is the referee's, not the bot's.
+    """
+    late = measured_s - allowance_s
+    if late > 0:
+        return allowance_s, late
+    return measured_s, 0.0
+
+
+def late_ms(late_s: float) -> float | None:
+    """The lateness as a replay records it: milliseconds to the microsecond, or ``None`` (the
+    field is left out) when there was none, so replays of runs without lateness do not change."""
+    ms = round(late_s * 1000, 3)
+    return ms if ms > 0 else None

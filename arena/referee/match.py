@@ -27,7 +27,7 @@ from arena.games.api import Game, GameState, SeatView
 from arena.games.match import Match, MatchLength, bot_seed, hand_leader, start_match
 from arena.policy import STRICT, FailurePolicy, substitute_move
 from arena.referee.channel import BotChannel, BotSpec, Connector
-from arena.referee.clock import SeatClock, TimeLimits
+from arena.referee.clock import SeatClock, TimeLimits, accepted_elapsed, late_ms
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import (
     BotCommandError,
@@ -676,8 +676,9 @@ class _MatchRunner:
                     )
                 )
             # A reply in hand was in time: one found by the last look after the deadline fired
-            # was waiting in the pipe already, so the bot is charged the allowance at most.
-            elapsed = min(elapsed, deadline - started)
+            # was waiting in the pipe already, so the bot is charged the allowance at most, and
+            # the replay says how late the referee took it up.
+            elapsed, late = accepted_elapsed(elapsed, deadline - started)
             clock.charge(elapsed)
         except _BotFailed as failed:
             self.pending = None
@@ -689,6 +690,7 @@ class _MatchRunner:
                 request_id=request_id,
                 time_left_ms=time_left_ms,
                 elapsed_ms=round(elapsed * 1000, 3),
+                late_ms=late_ms(late),
                 debug=reply.debug,
             )
         )

@@ -73,6 +73,9 @@ class MatchSummary(msgspec.Struct, frozen=True):
     moves: int
     duration_s: float
     seats: list[SeatSummary]
+    #: Moves the referee took up late and accepted (`Action.late_ms`), and the worst lateness.
+    late_moves: int = 0
+    late_max_ms: float = 0.0
 
 
 class JobDone(msgspec.Struct, frozen=True, tag="done"):
@@ -118,11 +121,15 @@ def summarize(replay: Replay) -> MatchSummary:
     """What the standings need of a replay."""
     ranking = replay.result.ranking
     response: dict[int, list[float]] = {s.seat: [] for s in replay.seats}
-    moves = 0
+    moves = late_moves = 0
+    late_max_ms = 0.0
     for hand in replay.hands:
         for event in hand.events:
             if isinstance(event, Action):
                 moves += 1
+                if event.late_ms is not None:
+                    late_moves += 1
+                    late_max_ms = max(late_max_ms, event.late_ms)
                 if event.elapsed_ms is not None and event.strike is None:
                     response[event.seat].append(event.elapsed_ms)
     seats = [
@@ -151,6 +158,8 @@ def summarize(replay: Replay) -> MatchSummary:
         moves=moves,
         duration_s=replay.duration_s,
         seats=seats,
+        late_moves=late_moves,
+        late_max_ms=late_max_ms,
     )
 
 

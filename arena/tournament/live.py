@@ -44,6 +44,9 @@ class RunProgress:
     moves: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     referee_cpu_s: float = 0.0
+    #: Moves the referee took up late and accepted, and the worst lateness (ms).
+    late_moves: int = 0
+    late_max_ms: float = 0.0
 
     @property
     def matches_per_s(self) -> float:

@@ -238,6 +238,8 @@ class TournamentRun:
         progress.done += 1
         progress.played += 1
         progress.moves += result.summary.moves
+        progress.late_moves += result.summary.late_moves
+        progress.late_max_ms = max(progress.late_max_ms, result.summary.late_max_ms)
         for seat in result.summary.seats:
             if seat.failure is not None:
                 progress.failures[seat.failure] += 1

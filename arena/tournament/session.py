@@ -7,8 +7,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import trio
-
+from arena import stop_signals
 from arena.referee.sandbox import SandboxPlan
 from arena.tournament.entrants import Entrant, Excluded, prepare, scan
 from arena.tournament.live import Reporter, RunProgress
@@ -50,7 +49,7 @@ def open_new(
         SessionError: too few bots left, or a database that already holds a tournament.
     """
     found = scan(bots)
-    kept, excluded = trio.run(
+    kept, excluded = stop_signals.run(
         lambda: prepare(
             found.entrants,
             startup_ms=settings.startup_ms,
@@ -117,7 +116,7 @@ def run(opened: Opened, options: RunOptions, reporter: Reporter) -> RunSummary:
     """Play what is left of the tournament; the final standings and this run's figures."""
     runner = TournamentRun(opened.settings, opened.store, options, reporter)
     try:
-        standings = trio.run(runner.run)
+        standings = stop_signals.run(runner.run)
         return RunSummary(standings, runner.progress)
     except BaseExceptionGroup as group:
         # trio's nurseries group what their tasks raise; a Ctrl-C or a lone error is reported

@@ -70,6 +70,10 @@ class SprtRun:
         self.pairs_started = 0
         self.games = 0
         self.errors: list[str] = []
+        # Moves played, those the referee took up late and accepted, the worst lateness (ms).
+        self.moves = 0
+        self.late_moves = 0
+        self.late_max_ms = 0.0
 
     def _jobs(self) -> Iterator[Job]:
         replays = self.out_dir / "replays"
@@ -98,6 +102,9 @@ class SprtRun:
         finished_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         await self.store.record(table, result.summary, result.replay, finished_at, new_table=True)
         self.games += 1
+        self.moves += result.summary.moves
+        self.late_moves += result.summary.late_moves
+        self.late_max_ms = max(self.late_max_ms, result.summary.late_max_ms)
         ranks = seat_ranks(MatchRow(table, result.summary, result.replay))
         seat_a = table.seats.index(self.a.id)
         mine, theirs = ranks[seat_a], ranks[1 - seat_a]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.referee.clock import SeatClock, TimeLimits
+from arena.referee.clock import SeatClock, TimeLimits, accepted_elapsed, late_ms
 
 
 def test_a_move_within_the_limit_leaves_the_bank_alone() -> None:
@@ -43,3 +43,20 @@ def test_invalid_limits_are_refused(kwargs: dict[str, int], message: str) -> Non
     """Zero or negative limits are a clear error naming the value."""
     with pytest.raises(ValueError, match=message):
         TimeLimits(**kwargs)
+
+
+def test_a_reply_taken_up_after_the_deadline_is_charged_the_allowance_and_flagged_late() -> None:
+    """A reply accepted though taken up past the deadline: the allowance is charged, and the
+    time past it is the referee's lateness."""
+    charged, late = accepted_elapsed(0.137, 0.100)
+    assert charged == 0.100
+    assert late == pytest.approx(0.037)
+    assert late_ms(late) == 37.0
+
+
+def test_a_reply_in_time_is_charged_what_it_took_and_is_not_late() -> None:
+    """A reply taken up before the deadline is charged its time; no lateness is recorded."""
+    assert accepted_elapsed(0.042, 0.100) == (0.042, 0.0)
+    assert accepted_elapsed(0.100, 0.100) == (0.100, 0.0)
+    assert late_ms(0.0) is None
+    assert late_ms(1e-7) is None  # under a microsecond: nothing to write
