@@ -114,6 +114,20 @@ def _end_moves(
     return moves
 
 
+def _plays(left: int, right: int, on_left: int, on_right: int) -> tuple[Move, ...]:
+    """The plays on ends ``left`` and ``right`` of the tiles ``on_left`` and ``on_right`` (bit
+    sets of tiles matching each): left plays first, then right, each in tile order."""
+    plays = _LEFT_MEMO[left].get(on_left)
+    if plays is None:
+        plays = _end_moves(_LEFT_MEMO[left], _LEFT_MOVES[left], on_left)
+    if on_right:
+        more = _RIGHT_MEMO[right].get(on_right)
+        if more is None:
+            more = _end_moves(_RIGHT_MEMO[right], _RIGHT_MOVES[right], on_right)
+        plays += more
+    return plays
+
+
 class _PublicRecord(NamedTuple):
     """What both seats have seen of a hand after its first ``actions`` actions."""
 
@@ -219,17 +233,7 @@ class BlockState(HandState):
                 right = self.right
                 on_left = hand & _PLAYABLE[left]
                 on_right = hand & _PLAYABLE[right]
-                if not (on_left | on_right):
-                    legal = _PASS_ONLY
-                else:
-                    legal = _LEFT_MEMO[left].get(on_left)
-                    if legal is None:
-                        legal = _end_moves(_LEFT_MEMO[left], _LEFT_MOVES[left], on_left)
-                    if on_right:
-                        plays = _RIGHT_MEMO[right].get(on_right)
-                        if plays is None:
-                            plays = _end_moves(_RIGHT_MEMO[right], _RIGHT_MOVES[right], on_right)
-                        legal += plays
+                legal = _plays(left, right, on_left, on_right) if on_left | on_right else _PASS_ONLY
         self._legal = legal
         return legal
 
@@ -290,12 +294,20 @@ class BlockState(HandState):
             new.to_move = None
             new._outcome = new._finish(HandEnd.DOMINO)
             return new
-        reach = _PLAYABLE[left] | _PLAYABLE[right]
+        on_left = _PLAYABLE[left]
+        on_right = _PLAYABLE[right]
         if retired:
             if retired >> other & 1:
                 other_hand = 0
             if retired >> seat & 1:
                 hand = 0
+        elif other_hand & (on_left | on_right):
+            # The other seat plays: its legal moves are known here at little cost, and every
+            # caller asks for them next.
+            new.to_move = other
+            new._legal = _plays(left, right, other_hand & on_left, other_hand & on_right)
+            return new
+        reach = on_left | on_right
         if other_hand & reach or hand & reach:
             new.to_move = other  # it plays, or passes so that this seat moves again
         else:
