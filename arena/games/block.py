@@ -366,21 +366,23 @@ class BlockState(HandState):
 
     def _finish(self, kind: HandEnd) -> HandOutcome:
         """The outcome: the seat in play with fewer pips wins the other hand's pips."""
-        pips = (pips_of(self.hands[0]), pips_of(self.hands[1]))
+        p0 = pips_of(self.hands[0])
+        p1 = pips_of(self.hands[1])
         retired = self.retired
-        active = [s for s in range(PLAYERS) if not retired >> s & 1] or [0, 1]
-        fewest = min(pips[s] for s in active)
-        winners = tuple(s for s in active if pips[s] == fewest)
-        award = [0, 0]
-        if len(winners) == 1:
-            award[winners[0]] = pips[winners[0] ^ 1]
-        return HandOutcome(
-            kind=kind,
-            winners=winners,
-            award=(award[0], award[1]),
-            scores=(self.scores[0] + award[0], self.scores[1] + award[1]),
-            pips=pips,
-        )
+        winners: tuple[int, ...]
+        if retired == 3 or (p0 == p1 and not retired):  # nobody scores
+            winners, award = _DRAWN, (0, 0)
+        elif retired == 1 or (p1 < p0 and retired != 2):  # seat 0 retired, or 1 has fewer
+            winners, award = _SEAT_1_WINS, (0, p0)
+        else:
+            winners, award = _SEAT_0_WINS, (p1, 0)
+        s0, s1 = self.scores
+        return HandOutcome(kind, winners, award, (s0 + award[0], s1 + award[1]), (p0, p1))
+
+
+_SEAT_0_WINS = (0,)
+_SEAT_1_WINS = (1,)
+_DRAWN = (0, 1)
 
 
 # -- starting a hand ---------------------------------------------------------------------------

@@ -391,6 +391,16 @@ def test_retiring_after_a_lead_that_blocks_the_other_ends_the_hand() -> None:
     assert outcome.award == (57, 0)
 
 
+def test_retiring_both_seats_ends_the_hand_with_no_winner_and_no_award() -> None:
+    """Both seats retired (a match forfeited by both): the hand is a block, drawn, 0 each."""
+    state = dealt(HANDS_A).retire(0).retire(1)
+    outcome = state.outcome()
+    assert outcome is not None
+    assert outcome.kind is HandEnd.BLOCK
+    assert outcome.winners == (0, 1)
+    assert outcome.award == (0, 0)
+
+
 # -- invariants over random playouts -------------------------------------------------------------
 
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
