@@ -532,3 +532,39 @@ def test_a_view_hides_the_other_hand(seed: int, choices: int) -> None:
             assert view_tiles(view) <= laid | set(view.hand)
             assert view.hand_counts == (len(state.hand_tiles(0)), len(state.hand_tiles(1)))
             assert view.legal == (state.legal_moves() if state.to_move == seat else ())
+
+
+@PROPERTY
+@given(SEEDS, SEEDS, SEEDS)
+def test_views_are_the_same_however_often_they_are_asked_for(
+    seed: int, choices: int, looks: int
+) -> None:
+    """A view is the same whether earlier states were viewed (memoised record) or not, and the
+    layout is the chain the history builds."""
+    states = playout(seed, choices)
+    rng = random.Random(looks)
+    for state in states:
+        if rng.random() < 0.5:
+            state.view(rng.randrange(2))
+    fresh = playout(seed, choices)
+    for seen, unseen in zip(states, fresh, strict=True):
+        assert seen.view(0) == unseen.view(0)
+        assert seen.view(1) == unseen.view(1)
+    chain: list[tuple[int, int]] = []
+    for _seat, move, _drawn in fresh[-1].history():
+        if move.tile is None or move.out is None:
+            continue
+        a, b = move.tile
+        if move.end is None:
+            chain = [(a, b)]
+        elif move.end == LEFT:
+            chain.insert(0, (move.out, a + b - move.out))
+        else:
+            chain.append((a + b - move.out, move.out))
+    assert fresh[-1].layout() == tuple(chain)
+    ends = fresh[-1].ends
+    assert ends == ((L, chain[0][0]), (R, chain[-1][1]))
+    passes = [
+        sum(1 for s, m, _d in fresh[-1].history() if s == seat and m == PASS) for seat in (0, 1)
+    ]
+    assert list(fresh[-1].view(0).passes) == passes
