@@ -13,8 +13,8 @@ Design choices:
 - **Moves name ends by position**, as in Matador: ``play(tile, "left"|"right", out)``, ``out``
   the half that faces outward afterwards; the lead is ``play(tile, None, high half)``. When both
   ends show the same value a tile that fits has two moves (one per end), where OpenSpiel lists
-  one action ``(tile, matched value)``: the two lead to the same chain up to its direction.
-  A move's matched value is the end's value, ``low + high - out``.
+  one action ``(tile, matched value)``: the two give the same open ends, mirrored. A move's
+  matched value is the value of its end before the play, ``low + high - out``.
 - **A skipped player passes.** As in Matador and Fives, a seat that cannot play is to move with
   ``PASS`` as its only legal move, listed alone; the referee asks its bot like any other request
   (bots see the pass in the history and in ``passes``), and after the pass the other seat moves
