@@ -1,4 +1,5 @@
-"""Random-playout speed of the Matador engine, beside OpenSpiel's python_block_dominoes.
+"""Random-playout speed of the Matador, Fives and Block engines, beside OpenSpiel's
+python_block_dominoes.
 
 Both engines run the same loop in this process: start a new game from a seed, then repeatedly
 pick a uniformly random legal move with a seeded ``random.Random`` and apply it until the game
@@ -10,6 +11,12 @@ moves/s.
   draws and passes alike.
 - Fives: the same loop over :mod:`arena.games.fives` (two players, default rules); its opening
   is placed by ``start_hand`` and is not counted as a move.
+- Block: :mod:`arena.games.block`, the same game as OpenSpiel's below on the same rules, so its
+  row and OpenSpiel's are identical work: a deal, then random plays to the end of the hand. Only
+  plays count as moves: a skipped player's ``PASS`` is applied but not counted, since OpenSpiel
+  skips that player without an action (so moves/game agree). One difference remains: our random
+  choice is among our moves, which list a tile twice when both ends show its value, where
+  OpenSpiel lists one action.
 - OpenSpiel: ``python_block_dominoes`` (two players, seven tiles each, no boneyard). Its deal is
   fourteen chance nodes; they are resolved with a random chance outcome but are *not* counted as
   moves, so only player actions count.
@@ -21,7 +28,7 @@ Usage::
     python3 benchmarks/engine_bench.py --seconds 3 --rounds 3   # best of 3, on a busy machine
     python3 benchmarks/engine_bench.py --breakdown              # + per-call cost of each step
 
-OpenSpiel is an optional dependency (``pip install -e '.[bench]'``); without it the Matador rows
+OpenSpiel is an optional dependency (``pip install -e '.[bench]'``); without it our engines' rows
 are still printed, with a note, and the script exits 0.
 """
 
@@ -43,7 +50,8 @@ from typing import Any
 # Measure the engine of the checkout this script sits in, not whichever copy of the package
 # happens to be pip-installed (an editable install may point at another clone).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from arena.games import fives, matador
+from arena.games import block, fives, matador
+from arena.games.api import PASS
 
 OPENSPIEL_MISSING = "open-spiel not installed: pip install -e '.[bench]'"
 OPENSPIEL_CONFIG = "python_block_dominoes, 2p"
@@ -68,6 +76,9 @@ MATADOR_CONFIGS: tuple[tuple[str, int, dict[str, Any]], ...] = (
 
 #: The Fives configurations measured (two players always), with the same loop as Matador's.
 FIVES_CONFIGS: tuple[tuple[str, dict[str, Any]], ...] = (("fives 2p, default rules", {}),)
+
+#: The Block row: the rules of OpenSpiel's python_block_dominoes (Block has no flags).
+BLOCK_CONFIG = "block 2p (python_block_dominoes rules)"
 
 
 @dataclass
@@ -146,6 +157,27 @@ def matador_player(
             state = state.apply(choice(state.legal_moves()))
             moves += 1
         return moves
+
+    return play_one
+
+
+def block_player(seed: int) -> Callable[[int], int]:
+    """A function playing one random Block hand from a deal seed; it returns the plays made
+    (a ``PASS`` is applied but not counted: OpenSpiel skips that player without an action)."""
+    rules = block.parse_rules({})
+    rng = random.Random(seed)
+    choice = rng.choice
+    deal, start_hand = block.deal, block.start_hand
+
+    def play_one(game_seed: int) -> int:
+        state = start_hand(rules, 2, deal(rules, 2, game_seed))
+        plays = 0
+        while state.outcome() is None:
+            move = choice(state.legal_moves())
+            state = state.apply(move)
+            if move is not PASS:
+                plays += 1
+        return plays
 
     return play_one
 
@@ -273,11 +305,13 @@ def run(seconds: float, seed: int, rounds: int = 1) -> dict[str, Any]:
         for label, flags in FIVES_CONFIGS:
             play_one = matador_player(2, flags, seed, fives)
             keep(measure("fives", label, play_one, seed, seconds))
+        keep(measure("block", BLOCK_CONFIG, block_player(seed), seed, seconds))
         spiel = openspiel_player(seed)
         if spiel is not None:
             keep(measure("openspiel", OPENSPIEL_CONFIG, spiel, seed, seconds))
     results = [best[label] for label, _players, _flags in MATADOR_CONFIGS]
     fives_results = [best[label] for label, _flags in FIVES_CONFIGS]
+    block_result = best[BLOCK_CONFIG]
     reference = best.get(OPENSPIEL_CONFIG)  # None without open-spiel
     try:
         load = os.getloadavg()[0]
@@ -294,14 +328,20 @@ def run(seconds: float, seed: int, rounds: int = 1) -> dict[str, Any]:
         "load_average_1min_after": load,
         "matador": results,
         "fives": fives_results,
+        "block": block_result,
         "openspiel": reference,
         # Headline: Matador 2p default rules against two-player block dominoes.
         "ratio": results[0].moves_per_s / reference.moves_per_s if reference else None,
+        # Like for like: Block against the same game in OpenSpiel, by moves and by whole games.
+        "block_ratio": block_result.moves_per_s / reference.moves_per_s if reference else None,
+        "block_games_ratio": (
+            block_result.games_per_s / reference.games_per_s if reference else None
+        ),
     }
 
 
 def print_table(report: dict[str, Any]) -> None:
-    rows: list[Result] = [*report["matador"], *report["fives"]]
+    rows: list[Result] = [*report["matador"], *report["fives"], report["block"]]
     if report["openspiel"] is not None:
         rows.append(report["openspiel"])
     header = (
@@ -350,11 +390,16 @@ def print_table(report: dict[str, Any]) -> None:
     print()
     print("Matador: one game = one hand; every apply is a move (plays, draws, passes).")
     print("Fives: the same; the automatic opening (inside start_hand) is not a move.")
+    print("Block: only plays are moves; a skipped player's PASS is applied but not counted.")
     if report["openspiel"] is None:
         print(OPENSPIEL_MISSING)
         return
     print("OpenSpiel: chance nodes (the deal) are applied but not counted as moves.")
     print(f"Ratio, Matador 2p default moves/s ÷ OpenSpiel moves/s: {report['ratio']:.1f}x")
+    print(
+        f"Ratio, Block moves/s ÷ OpenSpiel moves/s (same game): {report['block_ratio']:.1f}x"
+        f" (games/s: {report['block_games_ratio']:.1f}x)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -387,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
         out["breakdown"] = steps
         out["matador"] = [r.as_dict() for r in report["matador"]]
         out["fives"] = [r.as_dict() for r in report["fives"]]
+        out["block"] = report["block"].as_dict()
         out["openspiel"] = report["openspiel"].as_dict() if report["openspiel"] else None
         out["note"] = (
             OPENSPIEL_MISSING
