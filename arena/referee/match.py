@@ -447,7 +447,11 @@ class _MatchRunner:
                     None,
                 )
             )
-        seat.name = ready.name
+        if phase != "restart":
+            # A restarted process answers after the deal: what it calls itself could carry
+            # what its crashed predecessor held to the other seats (match_end). The seat keeps
+            # the name of its first ready.
+            seat.name = ready.name
 
     # -- the match -----------------------------------------------------------------------------
 

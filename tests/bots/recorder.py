@@ -14,7 +14,8 @@ N defaults to 1, COUNT to 1) it does MODE; before and after, it plays the first 
   wrong_id        answers with another request's id
   hang            does not answer (a timeout); it keeps reading
   crash           writes its hand to stderr and exits with code 3
-  crash_once      like crash, but only the first process of this LOG (a restarted one plays on)
+  crash_once      like crash, but only the first process of this LOG: it leaves its hand in a
+                  file, and the restarted process puts it in its ready name, then plays on
 
 The same decisions serve the in-memory test double: `decide` is what both run.
 """
@@ -42,12 +43,15 @@ def _placed(msg: dict[str, Any]) -> set[tuple[int, int]]:
     return {(min(t), max(t)) for t in tiles}
 
 
-def decide(msg: dict[str, Any], requests: int, mode: str, at: int, count: int) -> Any:
-    """What to do with one message: a reply (a dict, or raw bytes), ``HANG``, ``CRASH``, or
-    ``None`` (nothing). ``requests`` counts this process's requests, this one included."""
+def decide(
+    msg: dict[str, Any], requests: int, mode: str, at: int, count: int, note: str = ""
+) -> Any:
+    """What to do with one message: a reply (a dict), ``HANG``, ``CRASH``, or ``None``
+    (nothing). ``requests`` counts this process's requests, this one included; ``note`` goes
+    into the ready name."""
     kind = msg["type"]
     if kind == "hello":
-        return {"type": "ready", "name": f"recorder-{mode}"}
+        return {"type": "ready", "name": f"recorder-{mode} {note}".strip()}
     if kind != "request":
         return None
     reply: dict[str, Any] = {"type": "move", "id": msg["id"], "move": msg["legal"][0]}
@@ -100,11 +104,16 @@ def main() -> None:
         msg = json.loads(raw)
         if msg["type"] == "request":
             requests += 1
-        what = decide(msg, requests, mode, at, count)
+        note = ""
+        if os.path.exists(crashed_once):
+            with open(crashed_once) as left:
+                note = left.read()
+        what = decide(msg, requests, mode, at, count, note)
         if what == CRASH and mode == "crash_once" and os.path.exists(crashed_once):
             what = {"type": "move", "id": msg["id"], "move": msg["legal"][0]}
         if what == CRASH:
-            open(crashed_once, "w").close()
+            with open(crashed_once, "w") as left:
+                left.write(" ".join(map(tile_text, msg["hand"])))
             sys.stderr.write(f"recorder crashed holding {' '.join(map(tile_text, msg['hand']))}\n")
             sys.stderr.flush()
             os._exit(3)

@@ -297,7 +297,7 @@ def scan(
 
 def scripted(mode: str, at: int, count: int, received: list[bytes], sent: list[bytes]) -> Script:
     """The recorder bot's decisions as a script; ``received`` gets every line it is sent."""
-    state = {"requests": 0, "crashed": False}
+    state: dict[str, Any] = {"requests": 0, "crashed": False, "note": ""}
 
     def script(line: bytes) -> list[bytes] | tuple[float, list[bytes]] | None:
         received.append(line)
@@ -306,11 +306,12 @@ def scripted(mode: str, at: int, count: int, received: list[bytes], sent: list[b
             state["requests"] = 0  # a new process after a restart
         elif message["type"] == "request":
             state["requests"] += 1
-        what = recorder.decide(message, state["requests"], mode, at, count)
+        what = recorder.decide(message, state["requests"], mode, at, count, state["note"])
         if what == recorder.CRASH and mode == "crash_once" and state["crashed"]:
             what = {"type": "move", "id": message["id"], "move": message["legal"][0]}
         if what == recorder.CRASH:
             state["crashed"] = True
+            state["note"] = " ".join(map(recorder.tile_text, message["hand"]))
             return None
         if what == recorder.HANG:
             return []
@@ -401,7 +402,7 @@ def matches(draw: st.DrawFn) -> tuple[str, str, list[tuple[str, int, int]]]:
     return game, draw(st.sampled_from(sorted(POLICIES))), faults
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(match=matches(), seed=st.integers(0, 2**63 - 1))
 def test_no_tile_leaks_whoever_fails_how_and_when(
     match: tuple[str, str, list[tuple[str, int, int]]], seed: int
@@ -478,6 +479,18 @@ def test_a_bad_message_that_echoes_a_tile_is_hidden_from_the_others(
     assert re.search(r"[0-6]-[0-6]|\[[0-6], [0-6]\]", failure.detail)
     for seat in (1, 2):
         assert _match_end(played.received[seat])["results"][0]["detail"] == public
+
+
+def test_a_restarted_bot_keeps_the_name_of_its_first_ready() -> None:
+    """A restarted process's ``ready`` comes after the deal: its name (here the hand the crashed
+    process left in a file) is not passed on; the seat keeps its first name."""
+    played = play_scripted("matador", "lenient", [OK, ("crash_once", 2, 1)], 10, hands=1)
+    assert played.replay.seats[1].restarts == 1
+    readies = [json.loads(line) for line in played.sent[1] if b'"ready"' in line]
+    assert readies[0]["name"] == "recorder-crash_once"
+    assert re.fullmatch(r"recorder-crash_once [0-6]-[0-6]( [0-6]-[0-6])*", readies[1]["name"])
+    assert played.replay.seats[1].name == "recorder-crash_once"
+    assert _match_end(played.received[0])["results"][1]["name"] == "recorder-crash_once"
 
 
 def test_a_match_without_failures_sends_the_same_match_end_to_every_seat() -> None:
