@@ -26,6 +26,7 @@ from arena.failure_report import explain_for_bot
 from arena.games.api import Game, GameState, SeatView
 from arena.games.match import Match, MatchLength, bot_seed, hand_leader, start_match
 from arena.policy import STRICT, FailurePolicy, substitute_move
+from arena.redaction import detail_for_others
 from arena.referee.channel import BotChannel, BotSpec, Connector
 from arena.referee.clock import SeatClock, TimeLimits, accepted_elapsed, late_ms
 from arena.referee.framing import LineTooLongError
@@ -446,7 +447,11 @@ class _MatchRunner:
                     None,
                 )
             )
-        seat.name = ready.name
+        if phase != "restart":
+            # A restarted process answers after the deal: what it calls itself could carry
+            # what its crashed predecessor held to the other seats (match_end). The seat keeps
+            # the name of its first ready.
+            seat.name = ready.name
 
     # -- the match -----------------------------------------------------------------------------
 
@@ -699,12 +704,14 @@ class _MatchRunner:
     async def _finish(self, match: Match) -> None:
         result = match.result
         assert result is not None
+        # Sent only to the seats still in play, so every detail in it is another seat's: its
+        # copy hides whatever the failure shows of a hand (arena.redaction).
         results = [
             m.SeatResult(
                 seat=s.seat,
                 name=s.name,
                 status=(s.failure.status if s.failure else Status.OK).value,
-                detail=s.failure.detail if s.failure else "",
+                detail=detail_for_others(s.failure),
             )
             for s in self.seats
         ]
