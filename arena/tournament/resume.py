@@ -92,7 +92,7 @@ def setting_differences(
 def _text(value: object) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
-    return "the default" if value is None else str(value)
+    return "none" if value is None else str(value)
 
 
 def entrant_differences(stored: Sequence[EntrantRow], given: Sequence[Entrant]) -> list[str]:

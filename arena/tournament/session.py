@@ -131,7 +131,9 @@ def recheck_bots(
         )
     )
     if excluded:
-        failed = "; ".join(f"{x.entrant.name}: {x.stage}: {x.reason}" for x in excluded)
+        failed = "; ".join(
+            f"{x.entrant.name} ({x.entrant.command!r}): {x.stage}: {x.reason}" for x in excluded
+        )
         raise SessionError(
             f"{len(excluded)} bot(s) of the tournament no longer pass their build and "
             f"handshake ({failed}); a resume plays the bots the tournament started with: "
