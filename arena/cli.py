@@ -896,47 +896,17 @@ def _tournament_settings(args: argparse.Namespace, seed: int) -> TournamentSetti
         raise UsageError(str(error)) from None
 
 
-def _given_flags(args: argparse.Namespace) -> set[str]:
-    """The argparse dests of the flags given on the command line (defaults left out)."""
-    parser = _build_parser()
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                for inner in sub._actions:
-                    inner.default = argparse.SUPPRESS
-    given = set(vars(parser.parse_args(getattr(args, "argv", sys.argv[1:]))))
-    return given - {"bots"} | ({"bots"} if args.bots else set())
-
-
 def _resume_differences(args: argparse.Namespace, opened: Opened, out_dir: Path) -> list[str]:
     """How the flags and bots given differ from the tournament being resumed."""
-    from arena.tournament.entrants import EntrantError, scan
-    from arena.tournament.resume import entrant_differences, setting_differences
+    from arena.tournament.entrants import EntrantError
+    from arena.tournament.resume import given_flags, resume_differences
 
-    stored = opened.settings
-    given = _given_flags(args)
-    out = []
-    if args.out is not None and os.path.abspath(args.out) != os.path.abspath(out_dir):
-        out.append(f"--out: the tournament writes to {out_dir}, not {args.out}")
-    # A flag not given takes the tournament's value, also where it decides what others mean.
-    if "game" not in given:
-        args.game = stored.game
-    if "policy" not in given:
-        args.policy = stored.policy.get("name", "strict")
-    if "sandbox" not in given:
-        args.sandbox = "none" if stored.sandbox is None else stored.sandbox["mechanism"]
-    if not given & {"hands", "target"}:
-        args.hands, args.target = stored.hands, stored.target
-    requested = _tournament_settings(args, stored.seed if args.seed is None else args.seed)
-    rules = {dest: (name, option) for name, dest, option, _ in _RULE_FLAGS.get(args.game, ())}
-    out += setting_differences(stored, requested, given, rules)
-    if args.bots:
-        try:
-            found = scan(args.bots)
-        except EntrantError as error:
-            raise UsageError(str(error)) from None
-        out += entrant_differences(opened.store.entrants(), found.entrants)
-    return out
+    given = given_flags(_build_parser(), getattr(args, "argv", sys.argv[1:]), args.bots)
+    rules = {d: (n, o) for g in _RULE_FLAGS.values() for n, d, o, _ in g}
+    try:
+        return resume_differences(args, given, opened, out_dir, _tournament_settings, rules)
+    except EntrantError as error:
+        raise UsageError(str(error)) from None
 
 
 def _resume(args: argparse.Namespace) -> tuple[Opened, Path, Path]:

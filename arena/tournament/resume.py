@@ -8,15 +8,19 @@ so that the resume builds and checks the bots exactly as the start did.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arena.tournament.entrants import Entrant
+from arena.tournament.entrants import Entrant, scan
 from arena.tournament.settings import TournamentSettings
 from arena.tournament.store import EntrantRow, Store
+
+if TYPE_CHECKING:
+    from arena.tournament.session import Opened
 
 Getter = Callable[[TournamentSettings], object]
 
@@ -139,3 +143,52 @@ def stored_entrants(store: Store) -> list[Entrant]:
         for e in store.entrants()
         if e.excluded is None
     ]
+
+
+def given_flags(parser: argparse.ArgumentParser, argv: Sequence[str], bots: object) -> set[str]:
+    """The argparse dests of the flags given in ``argv`` (those left at their defaults are
+    not), with ``bots`` when bots were given."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                for inner in sub._actions:
+                    inner.default = argparse.SUPPRESS
+    given = set(vars(parser.parse_args(argv))) - {"bots"}
+    return given | {"bots"} if bots else given
+
+
+def resume_differences(
+    args: argparse.Namespace,
+    given: set[str],
+    opened: Opened,
+    out_dir: Path,
+    settings_of: Callable[[argparse.Namespace, int], TournamentSettings],
+    rule_flags: Mapping[str, tuple[str, str]],
+) -> list[str]:
+    """How the flags (``given``: their dests) and bots of ``args`` differ from the tournament
+    ``opened``; ``settings_of`` makes a tournament's settings from flags.
+
+    A flag not given takes the tournament's value first, also where it decides what the others
+    mean (the game for its rules flags, the policy for ``--strikes``, the sandbox for its
+    limits), so only what was given is compared.
+
+    Raises:
+        EntrantError: a bot argument that is not a bot.
+    """
+    stored = opened.settings
+    out = []
+    if args.out is not None and os.path.abspath(args.out) != os.path.abspath(out_dir):
+        out.append(f"--out: the tournament writes to {out_dir}, not {args.out}")
+    if "game" not in given:
+        args.game = stored.game
+    if "policy" not in given:
+        args.policy = stored.policy.get("name", "strict")
+    if "sandbox" not in given:
+        args.sandbox = "none" if stored.sandbox is None else stored.sandbox["mechanism"]
+    if not given & {"hands", "target"}:
+        args.hands, args.target = stored.hands, stored.target
+    requested = settings_of(args, stored.seed if args.seed is None else args.seed)
+    out += setting_differences(stored, requested, given, rule_flags)
+    if args.bots:
+        out += entrant_differences(opened.store.entrants(), scan(args.bots).entrants)
+    return out
