@@ -1032,7 +1032,7 @@ def _sprt(args: argparse.Namespace) -> int:
     from arena.tournament.settings import TournamentSettings, sandbox_to_dict
     from arena.tournament.sprt import Sprt
     from arena.tournament.sprt_run import SprtRun
-    from arena.tournament.store import EntrantRow, Store
+    from arena.tournament.store import EntrantRow, Store, StoreError
 
     flags = _match_flags(args)
     sandbox = _sandbox_config(args)
@@ -1072,12 +1072,12 @@ def _sprt(args: argparse.Namespace) -> int:
     rows = [
         EntrantRow(i + 1, e.name, e.command, e.cwd, e.language, None) for i, e in enumerate(kept)
     ]
-    store = Store(out_dir / "tournament.db")
-    store.create(settings.to_dict(), rows, [])
-    store.set_meta(
-        "sprt",
-        json.dumps({"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta}),
-    )
+    sprt_meta = {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta}
+    try:
+        store = Store(out_dir / "tournament.db")
+        store.create(settings.to_dict(), rows, [], {"sprt": json.dumps(sprt_meta)})
+    except StoreError as error:
+        raise UsageError(str(error)) from None
     a, b = rows
     print(
         f"SPRT {a.name} vs {b.name}: H0 elo {args.elo0:g}, H1 elo {args.elo1:g}, "
