@@ -16,7 +16,7 @@ from arena.tournament.resume import stored_entrants, stored_meta
 from arena.tournament.runner import RunOptions, TournamentRun, initial_tables
 from arena.tournament.settings import TournamentSettings
 from arena.tournament.standings import Standings
-from arena.tournament.store import EntrantRow, Store, StoreError
+from arena.tournament.store import DiskFullError, EntrantRow, Store, StoreError
 
 
 class SessionError(Exception):
@@ -75,6 +75,11 @@ def open_new(
         raise SessionError(str(error)) from None
     try:
         store.create(settings.to_dict(), rows, initial_tables(settings, ids), meta)
+    except DiskFullError:
+        store.close()
+        raise SessionError(
+            f"{db_path}: disk full: free space, then start the tournament again"
+        ) from None
     except StoreError as error:
         store.close()
         raise SessionError(str(error)) from None

@@ -97,13 +97,28 @@ def translated(path: Path, *, contents: bool = False) -> Iterator[None]:
     except sqlite3.IntegrityError:
         raise
     except (sqlite3.DatabaseError, OSError) as error:
-        if is_disk_full(error):
-            raise disk_full(path) from None
-        raise damaged(path, error) from None
+        raise _one_line(path, error) from None
     except (ValueError, TypeError, KeyError, IndexError) as error:
         if not contents:
             raise
         raise damaged(path, error) from None
+
+
+def _one_line(path: Path, error: sqlite3.DatabaseError | OSError) -> StoreError:
+    """What an SQLite or file error means for the database ``path``."""
+    if is_disk_full(error):
+        return disk_full(path)
+    if isinstance(error, OSError):
+        return StoreError(f"{path}: {error.strerror or error}")
+    code = getattr(error, "sqlite_errorcode", None)
+    primary = None if code is None else code & 0xFF
+    if primary in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in str(error):
+        return damaged(path, error)
+    if primary == sqlite3.SQLITE_READONLY:
+        return StoreError(f"{path}: cannot write it ({error})")
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return StoreError(f"{path}: another program holds it ({error}); try again later")
+    return damaged(path, error) if code is None else StoreError(f"{path}: {error}")
 
 
 def existing_file(path: Path) -> bool:

@@ -202,6 +202,10 @@ def test_one_run_at_a_time_holds_a_tournament(tmp_path: Path) -> None:
         assert error_line(second) == f"arena tournament: error: {held}"
         new = arena("tournament", RANDOM, f"{RANDOM} b", *SMALL, "--db", str(db))
         assert error_line(new) == f"arena tournament: error: {held}"
+        # Readers take no lock: the standings of a running tournament show.
+        shown = arena("standings", "--db", str(db), "--json")
+        assert shown.returncode == 0, shown.stderr
+        assert '"matches"' in shown.stdout
     finally:
         first.send_signal(signal.SIGINT)
         _, err = first.communicate(timeout=60)

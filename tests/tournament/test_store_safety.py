@@ -237,3 +237,81 @@ def test_a_full_disk_stops_the_tournament_and_loses_no_result(
     after = results(tmp_path / "after" / "tournament.db")
     assert after[: len(at_full)] == at_full
     assert after == results(finished)
+
+
+# -- SQLite's errors, one by one ---------------------------------------------------------------
+
+
+def _error(message: str, code: int) -> sqlite3.OperationalError:
+    error = sqlite3.OperationalError(message)
+    error.sqlite_errorcode = code  # type: ignore[attr-defined]
+    return error
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (_error("database or disk is full", sqlite3.SQLITE_FULL),
+         "DB: disk full: free space, then --resume (every match recorded so far is kept)"),
+        (OSError(28, "No space left on device"),
+         "DB: disk full: free space, then --resume (every match recorded so far is kept)"),
+        (_error("database disk image is malformed", sqlite3.SQLITE_CORRUPT),
+         "DB: the database is damaged (database disk image is malformed)"),
+        (_error("attempt to write a readonly database", sqlite3.SQLITE_READONLY),
+         "DB: cannot write it (attempt to write a readonly database)"),
+        (_error("database is locked", sqlite3.SQLITE_BUSY),
+         "DB: another program holds it (database is locked); try again later"),
+    ],
+)  # fmt: skip
+def test_each_sqlite_error_is_one_line_naming_the_file(error: BaseException, expected: str) -> None:
+    """The store's translation of what SQLite (or the disk) says: a full disk, damage, a file
+    it may not write, a lock held by another program."""
+    from arena.tournament.store_file import DiskFullError, StoreError, translated
+
+    with pytest.raises(StoreError) as caught, translated(Path("DB")):
+        raise error
+    assert str(caught.value) == expected
+    assert isinstance(caught.value, DiskFullError) == ("disk full" in expected)
+
+
+def test_a_full_disk_while_recording_keeps_the_results_before(tmp_path: Path) -> None:
+    """SQLite's "database or disk is full" while a match is recorded: `DiskFullError`, and the
+    matches recorded before are there when the database is opened again."""
+    from arena.replay import Status
+    from arena.tournament.jobs import MatchSummary, SeatSummary
+    from arena.tournament.store import DiskFullError, EntrantRow, Store, TableRow
+
+    tables = [TableRow(0, 1, 11, 0, 0, (1, 2)), TableRow(1, 1, 11, 0, 1, (2, 1))]
+    seats = [SeatSummary(s, f"b{s}", Status.OK, "", 0, 1, None, [1.0]) for s in range(2)]
+    summary = MatchSummary(None, "hands", [0, 0], [0, 1], [[0, 0]], 1, 3, 0.1, seats)
+    store = Store(tmp_path / "t.db")
+    store.create({}, [EntrantRow(1, "a", "a", None, None, None),
+                      EntrantRow(2, "b", "b", None, None, None)], tables)  # fmt: skip
+    store.record(tables[0], summary, "r0.json", "now")
+
+    class FullDisk:
+        """A connection whose every statement fails as SQLite does on a full disk."""
+
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> None:
+            self.db.__enter__()
+
+        def __exit__(self, *exc: object) -> None:
+            self.db.__exit__(*exc)  # type: ignore[arg-type]
+
+        def execute(self, *args: object) -> None:
+            if args[0] != "BEGIN":
+                raise _error("database or disk is full", sqlite3.SQLITE_FULL)
+            self.db.execute("BEGIN")
+
+    real = store.db
+    store.db = FullDisk(real)  # type: ignore[assignment]
+    with pytest.raises(DiskFullError, match=r"t\.db: disk full: free space, then --resume"):
+        store.record(tables[1], summary, "r1.json", "now")
+    store.db = real
+    store.close()
+    again = Store(tmp_path / "t.db", read_only=True)
+    assert again.finished() == {0}
+    again.close()
