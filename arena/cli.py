@@ -9,15 +9,17 @@ signal's number when Ctrl-C, SIGTERM or SIGHUP stopped it (130, 143, 129; arena/
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import functools
 import json
 import logging
 import os
 import secrets
+import shlex
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,6 +46,8 @@ from arena.tournament.clock_load import default_concurrency, say_late_moves, war
 
 if TYPE_CHECKING:
     from arena.tournament.html_report import ReportResult
+    from arena.tournament.session import Opened
+    from arena.tournament.settings import TournamentSettings
     from arena.tournament.store import Store
 
 EXIT_OK = 0
@@ -878,65 +882,123 @@ def _read(path: Path) -> Replay:
         raise UsageError(str(error)) from None
 
 
+def _tournament_settings(args: argparse.Namespace, seed: int) -> TournamentSettings:
+    """The settings of the tournament the flags ask for (usage errors named)."""
+    from arena.tournament.settings import TournamentSettings, sandbox_to_dict
+
+    flags = _match_flags(args)
+    policy = _policy(args)
+    sandbox = _sandbox_config(args)
+    try:
+        return TournamentSettings(
+            game=flags.game.name,
+            rules=flags.game.rules_dict(flags.rules),
+            players=args.players,
+            format=args.format,
+            rounds=args.rounds,
+            hands=flags.length.hands,
+            target=flags.length.target,
+            startup_ms=flags.time.startup_ms,
+            move_ms=flags.time.move_ms,
+            bank_ms=flags.time.bank_ms,
+            seed=seed,
+            sandbox=None if sandbox is None else sandbox_to_dict(sandbox),
+            max_stdout_bytes=_max_stdout_bytes(args),
+            policy=msgspec.to_builtins(policy),
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def _resume_differences(args: argparse.Namespace, opened: Opened, out_dir: Path) -> list[str]:
+    """How the flags and bots given differ from the tournament being resumed."""
+    from arena.tournament.entrants import EntrantError
+    from arena.tournament.resume import given_flags, resume_differences
+
+    given = given_flags(_build_parser(), getattr(args, "argv", sys.argv[1:]), args.bots)
+    rules = {d: (n, o) for g in _RULE_FLAGS.values() for n, d, o, _ in g}
+    try:
+        return resume_differences(args, given, opened, out_dir, _tournament_settings, rules)
+    except EntrantError as error:
+        raise UsageError(str(error)) from None
+
+
+def _resume(args: argparse.Namespace) -> tuple[Opened, Path, Path]:
+    """Open the tournament to resume, check it is the one the flags ask for, and build and
+    check its bots again: the opened tournament, its database and its out folder."""
+    from arena.tournament.resume import stored_out_dir
+    from arena.tournament.session import SessionError, open_existing, recheck_bots
+    from arena.tournament.settings import sandbox_from_dict
+    from arena.tournament.store import StoreError
+
+    db = args.db or (args.out / "tournament.db" if args.out else None)
+    if db is None:
+        raise UsageError("--resume needs the tournament's --db (or its --out folder)")
+    try:
+        opened = open_existing(db)
+    except SessionError as error:
+        raise UsageError(str(error)) from None
+    try:
+        out_dir = stored_out_dir(opened.store) or args.out or db.parent
+        differences = _resume_differences(args, opened, out_dir)
+        if differences:
+            raise UsageError(
+                "--resume continues the tournament as it was started; leave out the flags "
+                f"that differ, or start a new tournament: {'; '.join(differences)}"
+            )
+        print(f"Resuming the tournament in {db} (seed {opened.settings.seed})", flush=True)
+        # The stored sandbox is kept (the flags of this run are not used on a resume).
+        stored = opened.settings.sandbox
+        plan = _sandbox_plan(
+            None if stored is None else sandbox_from_dict(stored), "arena tournament"
+        )
+        print("Checking the bots again (build and handshake) ...", flush=True)
+        recheck_bots(opened, build_timeout_s=args.build_timeout, sandbox=plan)
+    except (SessionError, StoreError) as error:
+        opened.store.close()
+        raise UsageError(str(error)) from None
+    except BaseException:
+        opened.store.close()
+        raise
+    return opened, db, out_dir
+
+
 def _tournament(args: argparse.Namespace) -> int:
     from arena.tournament.entrants import EntrantError
     from arena.tournament.live import LiveReporter, PlainReporter, Reporter
     from arena.tournament.report import final_report
     from arena.tournament.runner import RunOptions, TournamentError
-    from arena.tournament.session import SessionError, open_existing, open_new
+    from arena.tournament.session import SessionError, open_new
     from arena.tournament.session import run as run_session
-    from arena.tournament.settings import TournamentSettings, sandbox_from_dict, sandbox_to_dict
+    from arena.tournament.settings import sandbox_from_dict
+    from arena.tournament.store import StoreError
 
     if args.resume:
-        db = args.db or (args.out / "tournament.db" if args.out else None)
-        if db is None:
-            raise UsageError("--resume needs the tournament's --db (or its --out folder)")
-        out_dir = args.out or db.parent
-        try:
-            opened = open_existing(db)
-        except SessionError as error:
-            raise UsageError(str(error)) from None
-        print(f"Resuming the tournament in {db} (seed {opened.settings.seed})", flush=True)
-        # The stored sandbox is kept (the flags of this run are not used on a resume).
-        stored = opened.settings.sandbox
-        _sandbox_plan(None if stored is None else sandbox_from_dict(stored), "arena tournament")
+        opened, db, out_dir = _resume(args)
     else:
         if not args.bots:
             raise UsageError("give the bots to play (command lines or bot folders)")
-        flags = _match_flags(args)
-        policy = _policy(args)
-        sandbox = _sandbox_config(args)
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+        settings = _tournament_settings(args, seed)
         # Planned here too, so that a forced mechanism missing here stops the tournament
         # before it starts; each worker plans the same configuration again for its bots.
         # The builds and handshakes before the first match run in this plan.
-        plan = _sandbox_plan(sandbox, "arena tournament")
-        seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+        stored = settings.sandbox
+        plan = _sandbox_plan(
+            None if stored is None else sandbox_from_dict(stored), "arena tournament"
+        )
         stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}"
         out_dir = args.out or Path("tournaments", stamp)
         db = args.db or out_dir / "tournament.db"
-        try:
-            settings = TournamentSettings(
-                game=flags.game.name,
-                rules=flags.game.rules_dict(flags.rules),
-                players=args.players,
-                format=args.format,
-                rounds=args.rounds,
-                hands=flags.length.hands,
-                target=flags.length.target,
-                startup_ms=flags.time.startup_ms,
-                move_ms=flags.time.move_ms,
-                bank_ms=flags.time.bank_ms,
-                seed=seed,
-                sandbox=None if sandbox is None else sandbox_to_dict(sandbox),
-                max_stdout_bytes=_max_stdout_bytes(args),
-                policy=msgspec.to_builtins(policy),
-            )
-        except ValueError as error:
-            raise UsageError(str(error)) from None
         print(f"Tournament seed {seed}: checking {len(args.bots)} bot argument(s) ...", flush=True)
         try:
             opened = open_new(
-                args.bots, settings, db, build_timeout_s=args.build_timeout, sandbox=plan
+                args.bots,
+                settings,
+                db,
+                build_timeout_s=args.build_timeout,
+                sandbox=plan,
+                out_dir=out_dir,
             )
         except (EntrantError, SessionError) as error:
             raise UsageError(str(error)) from None
@@ -954,16 +1016,22 @@ def _tournament(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         done = len(opened.store.finished())
         total = len(opened.store.tables())
+        # The out folder is stored with the tournament; named here too when it is not the
+        # database's folder, so the command reads as what it does.
+        elsewhere = os.path.abspath(out_dir) != os.path.abspath(db.parent)
+        keep = f" --out {shlex.quote(str(out_dir))}" if elsewhere else ""
         print(
             f"\nInterrupted: every running match was stopped and its bots ended; {done} of "
             f"{total} matches are recorded in {db}.\nResume with: arena tournament --resume "
-            f"--db {db}",
+            f"--db {shlex.quote(str(db))}{keep}",
             file=sys.stderr,
         )
         return _stopped_exit_code()
     except TournamentError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_FAILED
+    except StoreError as error:  # a full disk: what is recorded is kept
+        raise UsageError(str(error)) from None
     report = _write_report(opened.store, out_dir / "report.html", "arena tournament")
     where = None if report is None else report.path
     print(final_report(opened.store, summary.standings, out_dir, db, report=where))
@@ -979,7 +1047,7 @@ def _sprt(args: argparse.Namespace) -> int:
     from arena.tournament.settings import TournamentSettings, sandbox_to_dict
     from arena.tournament.sprt import Sprt
     from arena.tournament.sprt_run import SprtRun
-    from arena.tournament.store import EntrantRow, Store
+    from arena.tournament.store import EntrantRow, Store, StoreError
 
     flags = _match_flags(args)
     sandbox = _sandbox_config(args)
@@ -1019,12 +1087,12 @@ def _sprt(args: argparse.Namespace) -> int:
     rows = [
         EntrantRow(i + 1, e.name, e.command, e.cwd, e.language, None) for i, e in enumerate(kept)
     ]
-    store = Store(out_dir / "tournament.db")
-    store.create(settings.to_dict(), rows, [])
-    store.set_meta(
-        "sprt",
-        json.dumps({"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta}),
-    )
+    sprt_meta = {"elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha, "beta": args.beta}
+    try:
+        store = Store(out_dir / "tournament.db")
+        store.create(settings.to_dict(), rows, [], {"sprt": json.dumps(sprt_meta)})
+    except StoreError as error:
+        raise UsageError(str(error)) from None
     a, b = rows
     print(
         f"SPRT {a.name} vs {b.name}: H0 elo {args.elo0:g}, H1 elo {args.elo1:g}, "
@@ -1064,38 +1132,51 @@ def _sprt(args: argparse.Namespace) -> int:
 
 def _standings(args: argparse.Namespace) -> int:
     from arena.tournament.report import standings_csv, standings_document, standings_text
-    from arena.tournament.store import Store, StoreError
+    from arena.tournament.store import StoreError
 
-    if not args.db.exists():
-        raise UsageError(f"no tournament database at {str(args.db)!r}")
-    try:
-        store = Store(args.db)
-    except StoreError as error:
-        raise UsageError(str(error)) from None
-    if args.json:
-        print(json.dumps(standings_document(store), indent=2))
-    elif args.csv:
-        sys.stdout.write(standings_csv(store))
-    else:
-        print(standings_text(store))
+    with _reading(args.db) as store:
+        try:
+            if args.json:
+                text = json.dumps(standings_document(store), indent=2) + "\n"
+            elif args.csv:
+                text = standings_csv(store)
+            else:
+                text = standings_text(store) + "\n"
+        except StoreError as error:  # damage found while reading the rows
+            raise UsageError(str(error)) from None
+    sys.stdout.write(text)
     return EXIT_OK
 
 
-def _report(args: argparse.Namespace) -> int:
+@contextlib.contextmanager
+def _reading(db: Path) -> Iterator[Store]:
+    """The tournament database ``db``, opened read-only (a usage error names what is wrong)."""
     from arena.tournament.store import Store, StoreError
 
-    if not args.db.is_file():
+    if not db.exists():
+        raise UsageError(f"no tournament database at {str(db)!r}")
+    try:
+        store = Store(db, read_only=True)
+    except StoreError as error:
+        raise UsageError(str(error)) from None
+    try:
+        if store.config() is None:
+            raise UsageError(f"{str(db)!r} holds no tournament")
+        yield store
+    except StoreError as error:
+        raise UsageError(str(error)) from None
+    finally:
+        store.close()
+
+
+def _report(args: argparse.Namespace) -> int:
+    if not args.db.is_file() and not args.db.is_dir():
         raise UsageError(f"no tournament database at {str(args.db)!r}")
     out: Path = args.out or args.db.parent / "report.html"
     if out.is_dir():
         raise UsageError(f"--out {str(out)!r} is a directory; give a file name")
-    try:
-        store = Store(args.db)
-    except StoreError as error:
-        raise UsageError(str(error)) from None
-    if store.config() is None:
-        raise UsageError(f"{str(args.db)!r} holds no tournament")
-    result = _write_report(store, out, "arena report")
+    with _reading(args.db) as store:
+        result = _write_report(store, out, "arena report")
     if result is None:
         return EXIT_FAILED
     made = ""
@@ -1108,9 +1189,12 @@ def _report(args: argparse.Namespace) -> int:
 def _write_report(store: Store, out: Path, command: str) -> ReportResult | None:
     """Write the tournament's web page, or say on stderr why it could not be (``None``)."""
     from arena.tournament.html_report import write_report
+    from arena.tournament.store import StoreError
 
     try:
         result = write_report(store, out)
+    except StoreError:  # a damaged database: the caller says so
+        raise
     except OSError as error:
         print(
             f"{command}: cannot write the report {str(out)!r}: {error.strerror or error} "
@@ -1146,6 +1230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     _install_stop_signals()  # SIGTERM and SIGHUP stop a command as Ctrl-C does
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # to tell given flags from defaults
     try:
         code = _HANDLERS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below

@@ -11,6 +11,7 @@ an uninterrupted run.
 from __future__ import annotations
 
 import datetime
+import errno
 import json
 import math
 import re
@@ -29,6 +30,10 @@ from arena.tournament.schedule import BYE_POINTS, Table, build_schedule, swiss_t
 from arena.tournament.settings import TournamentSettings, job_sandbox
 from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import AsyncStore, EntrantRow, MatchRow, Store, TableRow
+from arena.tournament.store_file import disk_full, disk_guard
+
+#: How a worker's error says that the disk is full (``OSError: [Errno 28] ...``).
+_NO_SPACE = f"[Errno {errno.ENOSPC}]"
 
 #: How often, at most, the live view's standings are recomputed (seconds).
 STANDINGS_EVERY_S = 0.5
@@ -138,7 +143,8 @@ class TournamentRun:
 
     async def run(self) -> Standings:
         """Play every table not yet recorded (and the later Swiss rounds); the standings."""
-        self.replays.mkdir(parents=True, exist_ok=True)
+        with disk_guard(self.replays):
+            self.replays.mkdir(parents=True, exist_ok=True)
         progress = RunProgress(total=self._expected_total(), done=len(self.rows))
         self.progress = progress
         self.reporter.begin(progress)
@@ -225,10 +231,13 @@ class TournamentRun:
 
     async def _done(self, table: TableRow, result: JobDone) -> None:
         if result.summary is None:
+            if _NO_SPACE in (result.error or ""):  # the worker could not write the replay
+                raise disk_full(result.replay)
             self.errors.append(result.error or "unknown error")
-            self.logs.mkdir(parents=True, exist_ok=True)
             log = self.logs / f"t{table.idx:05d}-internal-error.txt"
-            await trio.Path(log).write_text(result.error or "")
+            with disk_guard(log):
+                self.logs.mkdir(parents=True, exist_ok=True)
+                await trio.Path(log).write_text(result.error or "")
             return
         finished_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         await self.async_store.record(table, result.summary, result.replay, finished_at)
@@ -269,7 +278,8 @@ class TournamentRun:
             return
         event = {"time": datetime.datetime.now(datetime.UTC).isoformat(), **event}
         line = json.dumps(event) + "\n"
-        await trio.to_thread.run_sync(_append, path, line)
+        with disk_guard(path):
+            await trio.to_thread.run_sync(_append, path, line)
 
 
 def _append(path: Path, line: str) -> None:

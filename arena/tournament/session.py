@@ -11,10 +11,11 @@ from arena import stop_signals
 from arena.referee.sandbox import SandboxPlan
 from arena.tournament.entrants import Entrant, Excluded, prepare, scan
 from arena.tournament.live import Reporter, RunProgress
+from arena.tournament.resume import stored_entrants, stored_meta
 from arena.tournament.runner import RunOptions, TournamentRun, initial_tables
 from arena.tournament.settings import TournamentSettings
 from arena.tournament.standings import Standings
-from arena.tournament.store import EntrantRow, Store, StoreError
+from arena.tournament.store import DiskFullError, EntrantRow, Store, StoreError
 
 
 class SessionError(Exception):
@@ -38,8 +39,10 @@ def open_new(
     *,
     build_timeout_s: float = 300.0,
     sandbox: SandboxPlan | None = None,
+    out_dir: Path | None = None,
 ) -> Opened:
-    """Find the bots, build them, check their handshake, and create the tournament database.
+    """Find the bots, build them, check their handshake, and create the tournament database
+    (with ``out_dir``, default the database's folder, and the bots' builds, for a resume).
 
     ``sandbox`` is the plan made for the tournament's settings: the builds and the handshakes
     run in it (`prepare`); ``None`` runs them uncontained.
@@ -64,20 +67,31 @@ def open_new(
         )
     rows = _entrant_rows(found.entrants, excluded)
     ids = [r.id for r in rows if r.excluded is None]
+    meta = stored_meta(out_dir or db_path.parent, db_path, found.entrants)
     try:
         store = Store(db_path)
-        store.create(settings.to_dict(), rows, initial_tables(settings, ids))
     except StoreError as error:
+        raise SessionError(str(error)) from None
+    try:
+        store.create(settings.to_dict(), rows, initial_tables(settings, ids), meta)
+    except DiskFullError:
+        store.close()
+        raise SessionError(
+            f"{db_path}: disk full: free space, then start the tournament again"
+        ) from None
+    except StoreError as error:
+        store.close()
         raise SessionError(str(error)) from None
     skipped = [f"{s.path}: {s.reason}" for s in found.skipped]
     return Opened(store, settings, excluded, skipped)
 
 
 def open_existing(db_path: Path) -> Opened:
-    """Reopen a tournament's database to resume it.
+    """Reopen a tournament's database to resume it (this run holds its lock from here on).
 
     Raises:
-        SessionError: no such database, or one with no tournament in it.
+        SessionError: no such database, one that is not a tournament's, damaged, or held by
+            another run.
     """
     if not db_path.exists():
         raise SessionError(f"no tournament database at {str(db_path)!r} to resume")
@@ -85,10 +99,50 @@ def open_existing(db_path: Path) -> Opened:
         store = Store(db_path)
     except StoreError as error:
         raise SessionError(str(error)) from None
-    config = store.config()
-    if config is None:
+    try:
+        store.check_integrity()
+        config = store.config()
+        settings = None if config is None else TournamentSettings.from_dict(config)
+    except (StoreError, TypeError, ValueError) as error:
+        store.close()
+        if isinstance(error, StoreError):
+            raise SessionError(str(error)) from None
+        raise SessionError(
+            f"{db_path}: the tournament's stored settings are damaged ({error})"
+        ) from None
+    if settings is None:
+        store.close()
         raise SessionError(f"{str(db_path)!r} holds no tournament to resume")
-    return Opened(store, TournamentSettings.from_dict(config), [], [])
+    return Opened(store, settings, [], [])
+
+
+def recheck_bots(
+    opened: Opened, *, build_timeout_s: float = 300.0, sandbox: SandboxPlan | None = None
+) -> None:
+    """Build the tournament's bots and check their handshake again, as at its start, before a
+    resume plays on: a bot that now fails stops the resume (its matches are not forfeited).
+
+    Raises:
+        SessionError: naming every bot that fails and what to do.
+    """
+    entrants = stored_entrants(opened.store)
+    _, excluded = stop_signals.run(
+        lambda: prepare(
+            entrants,
+            startup_ms=opened.settings.startup_ms,
+            build_timeout_s=build_timeout_s,
+            sandbox=sandbox,
+        )
+    )
+    if excluded:
+        failed = "; ".join(
+            f"{x.entrant.name} ({x.entrant.command!r}): {x.stage}: {x.reason}" for x in excluded
+        )
+        raise SessionError(
+            f"{len(excluded)} bot(s) of the tournament no longer pass their build and "
+            f"handshake ({failed}); a resume plays the bots the tournament started with: "
+            "restore them (their files, their folders), then --resume again"
+        )
 
 
 @dataclass(frozen=True)
@@ -123,10 +177,18 @@ def run(opened: Opened, options: RunOptions, reporter: Reporter) -> RunSummary:
         # as itself.
         if group.subgroup(KeyboardInterrupt) is not None:
             raise KeyboardInterrupt from None
+        stopped = group.subgroup(StoreError)  # a full disk, say: one line, not a group
+        if stopped is not None:
+            raise _first(stopped) from None
         errors = group.exceptions
         if len(errors) == 1 and not isinstance(errors[0], BaseExceptionGroup):
             raise errors[0] from None
         raise
+
+
+def _first(group: BaseExceptionGroup[StoreError]) -> StoreError:
+    first = group.exceptions[0]
+    return first if isinstance(first, StoreError) else _first(first)
 
 
 def _entrant_rows(entrants: list[Entrant], excluded: list[Excluded]) -> list[EntrantRow]:

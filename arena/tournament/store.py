@@ -19,6 +19,18 @@ import msgspec
 import trio
 
 from arena.tournament.jobs import MatchSummary, SeatSummary
+from arena.tournament.store_file import (
+    DiskFullError,
+    StoreError,
+    WriterLock,
+    connect_read_only,
+    damaged,
+    existing_file,
+    schema_version,
+    translated,
+)
+
+__all__ = ["AsyncStore", "DiskFullError", "EntrantRow", "MatchRow", "Store", "StoreError"]
 
 #: Schema 2 added each seat's strikes and restarts (failure policies); a schema-1 database is
 #: migrated when it is opened (its seats get 0 of both, which is what they had).
@@ -72,10 +84,6 @@ CREATE TABLE IF NOT EXISTS seats (
 """
 
 
-class StoreError(Exception):
-    """A database that cannot be used: not ours, a newer schema, or a mismatched resume."""
-
-
 @dataclass(frozen=True)
 class EntrantRow:
     """An entrant as stored."""
@@ -110,32 +118,84 @@ class MatchRow:
 
 
 class Store:
-    """The database of one tournament (synchronous; use :class:`AsyncStore` from trio)."""
+    """The database of one tournament (synchronous; use :class:`AsyncStore` from trio).
 
-    def __init__(self, path: str | Path) -> None:
+    ``read_only`` opens an existing tournament database for reading only (``standings``,
+    ``report``): nothing is written, also not a schema-1 migration, and a read-only mount
+    works. Otherwise the database is made if missing, migrated if schema 1, and this run holds
+    its lock (`WriterLock`) until :meth:`close`. Either way an existing file is recognised
+    before anything is written to it (`existing_file`, `schema_version`).
+
+    Raises:
+        StoreError: naming the file and the problem (`DiskFullError` for a full disk).
+    """
+
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.read_only = read_only
+        self._lock: WriterLock | None = None
+        exists = existing_file(self.path)
+        if read_only:
+            if not exists:
+                raise StoreError(f"{self.path}: no tournament database there")
+            self.db = connect_read_only(self.path, probe=True)
+            try:
+                self.version = self._check_version(schema_version(self.db, self.path))
+            except StoreError:
+                self.db.close()
+                raise
+            return
+        if exists:
+            probe = connect_read_only(self.path, probe=True)
+            try:
+                self._check_version(schema_version(probe, self.path))
+            finally:
+                probe.close()
+        with translated(self.path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = WriterLock(self.path)
         try:
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as error:
-            self.db.close()
-            raise StoreError(f"{self.path} is not a tournament database: {error}") from None
-        version = self.get_meta("schema_version")
-        if version == "1":
-            self._migrate_from_1()
-            version = str(SCHEMA_VERSION)
-        if version is None:
-            self.set_meta("schema_version", str(SCHEMA_VERSION))
-        elif version != str(SCHEMA_VERSION):
-            self.db.close()
+            self._open_for_writing()
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _check_version(self, version: int) -> int:
+        if version not in (1, SCHEMA_VERSION):
             raise StoreError(
                 f"{self.path} has database schema {version}; this arena reads schema "
                 f"{SCHEMA_VERSION}"
             )
+        return version
+
+    def _open_for_writing(self) -> None:
+        """Connect; a new database gets the schema, a schema-1 one is migrated."""
+        fresh = not existing_file(self.path)  # checked again: now under the lock
+        with translated(self.path):
+            self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            with translated(self.path):
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=FULL")
+                self.db.execute("PRAGMA foreign_keys=ON")
+                if fresh:
+                    with self.db:
+                        self.db.execute("BEGIN")
+                        for statement in _SCHEMA.split(";"):
+                            if statement.strip():
+                                self.db.execute(statement)
+                        self.db.execute(
+                            "INSERT INTO meta (key, value) VALUES ('schema_version', ?)",
+                            (str(SCHEMA_VERSION),),
+                        )
+            version = self._check_version(schema_version(self.db, self.path))
+            if version == 1:
+                with translated(self.path):
+                    self._migrate_from_1()
+            self.version = SCHEMA_VERSION
+        except BaseException:
+            self.db.close()
+            raise
 
     def _migrate_from_1(self) -> None:
         """Schema 1 to 2, in one transaction: the seats' strikes and restarts columns."""
@@ -152,19 +212,30 @@ class Store:
             )
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database (and release this run's lock)."""
         self.db.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+    def check_integrity(self) -> None:
+        """Refuse a damaged database (SQLite's ``quick_check``) before a run writes to it."""
+        with translated(self.path):
+            problems = [str(row[0]) for row in self.db.execute("PRAGMA quick_check(3)")]
+        if problems != ["ok"]:  # the details (pages, cells) would not help: SQLite's words
+            raise damaged(self.path, sqlite3.DatabaseError("database disk image is malformed"))
 
     # -- settings ------------------------------------------------------------------------------
 
     def get_meta(self, key: str) -> str | None:
         """A stored setting, or ``None``."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        with translated(self.path, contents=True):
+            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            return None if row is None else str(row[0])
 
     def set_meta(self, key: str, value: str) -> None:
         """Store a setting."""
-        with self.db:
+        with translated(self.path), self.db:
             self.db.execute("BEGIN")
             self.db.execute(
                 "INSERT INTO meta (key, value) VALUES (?, ?) "
@@ -174,8 +245,9 @@ class Store:
 
     def config(self) -> dict[str, Any] | None:
         """The tournament's settings as created, or ``None`` for a new database."""
-        text = self.get_meta("config")
-        return None if text is None else dict(json.loads(text))
+        with translated(self.path, contents=True):
+            text = self.get_meta("config")
+            return None if text is None else dict(json.loads(text))
 
     # -- creation ------------------------------------------------------------------------------
 
@@ -184,28 +256,32 @@ class Store:
         config: dict[str, Any],
         entrants: list[EntrantRow],
         tables: list[TableRow],
+        meta: dict[str, str] | None = None,
     ) -> None:
-        """Store a new tournament: its settings, entrants and (initial) schedule, at once."""
-        if self.config() is not None:
-            raise StoreError(
-                f"{self.path} already holds a tournament: use --resume to continue it, or "
-                "give another --db or --out"
-            )
-        with self.db:
-            self.db.execute("BEGIN")
-            self.db.execute(
-                "INSERT INTO meta (key, value) VALUES ('config', ?)", (json.dumps(config),)
-            )
-            self.db.executemany(
-                "INSERT INTO entrants (id, name, command, cwd, language, excluded) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(e.id, e.name, e.command, e.cwd, e.language, e.excluded) for e in entrants],
-            )
-            self._insert_tables(tables)
+        """Store a new tournament: its settings, entrants and (initial) schedule, and the other
+        ``meta`` settings given (e.g. ``out_dir``, ``builds``), in one transaction."""
+        with translated(self.path):
+            if self.config() is not None:
+                raise StoreError(
+                    f"{self.path} already holds a tournament: use --resume to continue it, or "
+                    "give another --db or --out"
+                )
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    [("config", json.dumps(config)), *sorted((meta or {}).items())],
+                )
+                self.db.executemany(
+                    "INSERT INTO entrants (id, name, command, cwd, language, excluded) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [(e.id, e.name, e.command, e.cwd, e.language, e.excluded) for e in entrants],
+                )
+                self._insert_tables(tables)
 
     def add_tables(self, tables: list[TableRow]) -> None:
         """Store more tables (the next Swiss round)."""
-        with self.db:
+        with translated(self.path), self.db:
             self.db.execute("BEGIN")
             self._insert_tables(tables)
 
@@ -232,7 +308,7 @@ class Store:
     ) -> None:
         """Store one finished match and its seats, in one transaction (with its table too when
         ``new_table``: the SPRT schedules tables as it goes)."""
-        with self.db:
+        with translated(self.path), self.db:
             self.db.execute("BEGIN")
             if new_table:
                 self._insert_tables([table])
@@ -255,8 +331,8 @@ class Store:
                 ),
             )
             self.db.executemany(
-                "INSERT INTO seats (table_idx, seat, entrant, name, status, detail, score, rank, "
-                "response_ms, strikes, restarts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO seats (table_idx, seat, entrant, name, status, detail, score, "
+                "rank, response_ms, strikes, restarts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         table.idx,
@@ -279,66 +355,71 @@ class Store:
 
     def entrants(self) -> list[EntrantRow]:
         """Every entrant, excluded ones included, by id."""
-        rows = self.db.execute(
-            "SELECT id, name, command, cwd, language, excluded FROM entrants ORDER BY id"
-        ).fetchall()
-        return [EntrantRow(*row) for row in rows]
+        with translated(self.path, contents=True):
+            rows = self.db.execute(
+                "SELECT id, name, command, cwd, language, excluded FROM entrants ORDER BY id"
+            ).fetchall()
+            return [EntrantRow(*row) for row in rows]
 
     def tables(self) -> list[TableRow]:
         """Every scheduled table, in order."""
-        rows = self.db.execute(
-            "SELECT idx, round, seed, deal_group, rotation, seats FROM tables ORDER BY idx"
-        ).fetchall()
-        return [TableRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
+        with translated(self.path, contents=True):
+            rows = self.db.execute(
+                "SELECT idx, round, seed, deal_group, rotation, seats FROM tables ORDER BY idx"
+            ).fetchall()
+            return [TableRow(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
 
     def finished(self) -> set[int]:
         """The indices of the tables whose match is recorded."""
-        return {row[0] for row in self.db.execute("SELECT table_idx FROM matches")}
+        with translated(self.path, contents=True):
+            return {row[0] for row in self.db.execute("SELECT table_idx FROM matches")}
 
     def matches(self) -> list[MatchRow]:
         """Every recorded match with its seats, in table order."""
-        tables = {t.idx: t for t in self.tables()}
-        seats: dict[int, list[Any]] = {}
-        for row in self.db.execute(
-            "SELECT table_idx, seat, name, status, detail, score, rank, response_ms, strikes, "
-            "restarts FROM seats ORDER BY table_idx, seat"
-        ):
-            seats.setdefault(row[0], []).append(row)
-        out = []
-        for row in self.db.execute(
-            "SELECT table_idx, winner_seat, reason, scores, ranking, hand_scores, hands, moves, "
-            "duration_s, replay FROM matches ORDER BY table_idx"
-        ):
-            summary = MatchSummary(
-                winner=row[1],
-                reason=row[2],
-                scores=json.loads(row[3]),
-                ranking=json.loads(row[4]),
-                hand_scores=json.loads(row[5]),
-                hands=row[6],
-                moves=row[7],
-                duration_s=row[8],
-                seats=[
-                    msgspec.convert(
-                        {
-                            "seat": s[1],
-                            "name": s[2],
-                            "status": s[3],
-                            "detail": s[4],
-                            "score": s[5],
-                            "rank": s[6],
-                            "failure": None if s[3] == "ok" else s[3],
-                            "response_ms": json.loads(s[7]),
-                            "strikes": s[8],
-                            "restarts": s[9],
-                        },
-                        SeatSummary,
-                    )
-                    for s in seats.get(row[0], [])
-                ],
-            )
-            out.append(MatchRow(tables[row[0]], summary, row[9]))
-        return out
+        with translated(self.path, contents=True):
+            tables = {t.idx: t for t in self.tables()}
+            seats: dict[int, list[Any]] = {}
+            for row in self.db.execute(
+                "SELECT table_idx, seat, name, status, detail, score, rank, response_ms, "
+                + ("strikes, restarts" if self.version >= 2 else "0, 0")  # schema 1: none
+                + " FROM seats ORDER BY table_idx, seat"
+            ):
+                seats.setdefault(row[0], []).append(row)
+            out = []
+            for row in self.db.execute(
+                "SELECT table_idx, winner_seat, reason, scores, ranking, hand_scores, hands, "
+                "moves, duration_s, replay FROM matches ORDER BY table_idx"
+            ):
+                summary = MatchSummary(
+                    winner=row[1],
+                    reason=row[2],
+                    scores=json.loads(row[3]),
+                    ranking=json.loads(row[4]),
+                    hand_scores=json.loads(row[5]),
+                    hands=row[6],
+                    moves=row[7],
+                    duration_s=row[8],
+                    seats=[
+                        msgspec.convert(
+                            {
+                                "seat": s[1],
+                                "name": s[2],
+                                "status": s[3],
+                                "detail": s[4],
+                                "score": s[5],
+                                "rank": s[6],
+                                "failure": None if s[3] == "ok" else s[3],
+                                "response_ms": json.loads(s[7]),
+                                "strikes": s[8],
+                                "restarts": s[9],
+                            },
+                            SeatSummary,
+                        )
+                        for s in seats.get(row[0], [])
+                    ],
+                )
+                out.append(MatchRow(tables[row[0]], summary, row[9]))
+            return out
 
 
 class AsyncStore:

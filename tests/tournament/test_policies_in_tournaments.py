@@ -387,13 +387,20 @@ def schema_1_database(path: Path) -> None:
 
 
 def test_a_schema_1_database_is_migrated_when_opened(tmp_path: Path) -> None:
-    """A schema-1 database opens: it becomes schema 2 (its seats with 0 strikes and 0
-    restarts), its standings are the same as before, and it opens again as schema 2."""
+    """A schema-1 database is read as it is by ``arena standings`` (read-only: the file is not
+    changed); opened for writing (a run, ``--resume``) it becomes schema 2 (its seats with 0
+    strikes and 0 restarts), its standings are the same as before, and it opens again as
+    schema 2."""
     from arena.tournament.store import Store
 
     db = tmp_path / "tournament.db"
     schema_1_database(db)
-    document = standings_json(db)  # opens it: migrated here
+    before = db.read_bytes()
+    read = standings_json(db)  # read-only: nothing written
+    assert db.read_bytes() == before
+    Store(db).close()  # opened for writing: migrated here
+    document = standings_json(db)
+    assert document == read
     with sqlite3.connect(db) as conn:
         version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         seats = conn.execute(

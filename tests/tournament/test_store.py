@@ -94,5 +94,5 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     """Pointing --db at some other file gives a clear error naming it."""
     path = tmp_path / "notes.txt"
     path.write_text("hello, this is not sqlite\n" * 100)
-    with pytest.raises(StoreError, match="is not a tournament database"):
+    with pytest.raises(StoreError, match=r"notes\.txt: not a tournament database"):
         Store(path)
