@@ -19,7 +19,9 @@ reply is an hour late in zero seconds), so every timing in them (``elapsed_ms``,
 ``time_left_ms``, ``duration_s``) is the same on every run. Two fields depend on the run and
 not on the match, and only those are normalised: ``started_at`` (the wall clock; set to ``""``,
 the format's "unknown") and ``workdir`` (the folder the arena ran in; set to ``""``, which the
-format omits). ``docs/replay-format.md`` names them as the run-dependent fields.
+format omits). ``docs/replay-format.md`` says a re-run differs only in ``elapsed_ms``,
+``started_at`` and ``duration_s``: the mock clock fixes the first and the last, and ``workdir``
+is the checkout's path, not part of the match.
 
 A case lists its game, players, seed, length, rules flags (as the replay writes them), failure
 policy and one scripted bot per seat (:mod:`tests.golden.bots`), and what the match is there to
