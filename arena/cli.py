@@ -629,17 +629,20 @@ def _run_match(
 
 
 def _rematch(args: argparse.Namespace) -> int:
+    from arena.replay_settings import rematch_settings
+
     recorded = _read(args.replay)
+    name = repr(str(args.replay))
     try:
-        game = get_game(recorded.game)
-        rules = game.parse_rules(dict(recorded.rules))
+        settings = rematch_settings(recorded)
+        game, rules = settings.game, settings.rules
         time = TimeLimits(
             startup_ms=recorded.time.startup_ms,
             move_ms=recorded.time.move_ms,
             bank_ms=recorded.time.bank_ms,
         )
     except ValueError as error:
-        raise UsageError(f"{args.replay}: the recorded settings are invalid: {error}") from None
+        raise UsageError(f"{name}: the recorded settings are invalid: {error}") from None
     policy = recorded.policy if args.policy is None else make_policy(args.policy)
     sandbox: SandboxConfig | None = None
     if recorded.sandbox is not None:
@@ -648,7 +651,7 @@ def _rematch(args: argparse.Namespace) -> int:
         try:
             sandbox = sandbox_from_dict(recorded.sandbox)
         except (TypeError, ValueError) as error:
-            raise UsageError(f"{args.replay}: the recorded sandbox is invalid: {error}") from None
+            raise UsageError(f"{name}: the recorded sandbox is invalid: {error}") from None
     seed = recorded.seed
     out: Path = args.out or Path("replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json")
     out = out.absolute()
@@ -658,7 +661,7 @@ def _rematch(args: argparse.Namespace) -> int:
     if workdir and os.path.abspath(workdir) != os.getcwd():
         if not os.path.isdir(workdir):
             raise UsageError(
-                f"{args.replay}: the match ran in {workdir!r}, which does not exist here; its "
+                f"{name}: the match ran in {workdir!r}, which does not exist here; its "
                 "bot commands may name files relative to it"
             )
         os.chdir(workdir)
@@ -667,7 +670,7 @@ def _rematch(args: argparse.Namespace) -> int:
     bots = [BotSpec(s.command, s.folder) for s in recorded.seats]
     for spec in bots:
         if spec.cwd is not None and not os.path.isdir(spec.cwd):
-            raise UsageError(f"bot folder {spec.cwd!r} (from {args.replay}) does not exist")
+            raise UsageError(f"bot folder {spec.cwd!r} (from {name}) does not exist")
         if spec.cwd is None:
             _check_bot_command(spec.command)
     config = MatchConfig(
@@ -675,7 +678,7 @@ def _rematch(args: argparse.Namespace) -> int:
         rules=rules,
         players=recorded.players,
         seed=seed,
-        length=MatchLength(target=recorded.match.target, hands=recorded.match.hands),
+        length=settings.length,
         time=time,
         max_line_bytes=recorded.max_line_bytes,
         sandbox=_sandbox_plan(sandbox, "arena rematch"),

@@ -229,7 +229,8 @@ def test_verify_refuses_an_unknown_format_version(
     path.write_text(json.dumps({"format": 99}))
     assert main(["verify", str(path)]) == 2
     assert (
-        f"{path} has replay format 99; this arena reads formats 1 and 2" in capsys.readouterr().err
+        f"{str(path)!r} has replay format 99; this arena reads formats 1 and 2"
+        in capsys.readouterr().err
     )
 
 
