@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import msgspec
 import trio
@@ -28,6 +28,13 @@ from arena.failure_report import explain, failures_of, rematch_command, write_fa
 from arena.games.api import Game
 from arena.games.match import MatchLength, match_target
 from arena.games.registry import GAMES, get_game
+from arena.out_paths import (
+    Output,
+    OutputPathError,
+    check_output,
+    prepare_outputs,
+    tournament_outputs,
+)
 from arena.policy import POLICY_NAMES, FailurePolicy, make_policy
 from arena.referee.channel import BotSpec
 from arena.referee.clock import TimeLimits
@@ -329,7 +336,7 @@ def _match_flags(args: argparse.Namespace) -> _MatchFlags:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="arena",
         description="Matador Arena: play domino bots against each other under a referee.",
     )
@@ -536,17 +543,7 @@ def _check_bot_command(command: str) -> None:
 
 def _check_replay_path(path: Path) -> None:
     """Refuse, before the match, a replay path that cannot be written (the match would be lost)."""
-    if path.is_dir():
-        raise UsageError(f"--replay {str(path)!r} is a directory; give a file name")
-    parent = path.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UsageError(
-            f"cannot create the replay folder {str(parent)!r}: {error.strerror}"
-        ) from None
-    if not os.access(parent, os.W_OK):
-        raise UsageError(f"cannot write the replay into {str(parent)!r}: permission denied")
+    prepare_outputs([Output(path, "--replay")])
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -560,9 +557,9 @@ def _play(args: argparse.Namespace) -> int:
     replay_path: Path = args.replay or Path(
         "replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json"
     )
-    _check_replay_path(replay_path)
     policy = _policy(args)
     sandbox = _sandbox_config(args)
+    _check_replay_path(replay_path)
     plan = _sandbox_plan(sandbox, "arena play")
     config = MatchConfig(
         game=game,
@@ -655,7 +652,6 @@ def _rematch(args: argparse.Namespace) -> int:
     seed = recorded.seed
     out: Path = args.out or Path("replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json")
     out = out.absolute()
-    _check_replay_path(out)
     # Bot commands with relative paths start from the folder the arena ran in.
     workdir = recorded.workdir
     if workdir and os.path.abspath(workdir) != os.getcwd():
@@ -673,6 +669,7 @@ def _rematch(args: argparse.Namespace) -> int:
             raise UsageError(f"bot folder {spec.cwd!r} (from {name}) does not exist")
         if spec.cwd is None:
             _check_bot_command(spec.command)
+    _check_replay_path(out)
     config = MatchConfig(
         game=game,
         rules=rules,
@@ -824,6 +821,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _view(args: argparse.Namespace) -> int:
     if args.html is not None:
+        check_output(Output(args.html, "--html"))
         return _view_html(_read(args.replay), args.html)
     from arena.view.terminal import view_replay
 
@@ -834,8 +832,7 @@ def _view_html(replay: Replay, out: Path) -> int:
     from arena.view.html import write_html
     from arena.view.steps import StepsError
 
-    if out.is_dir():
-        raise UsageError(f"--html {str(out)!r} is a directory; give a file name")
+    prepare_outputs([Output(out, "--html")])
     try:
         written = write_html(replay, out)
     except StepsError as error:
@@ -854,8 +851,13 @@ def _schema(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
     else:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text)
+        prepare_outputs([Output(args.out, "--out")])
+        try:
+            args.out.write_text(text)
+        except OSError as error:
+            raise UsageError(
+                f"--out {str(args.out)!r}: cannot write it: {error.strerror or error}"
+            ) from None
         print(f"wrote {args.out}")
     return EXIT_OK
 
@@ -876,15 +878,21 @@ def _tournament(args: argparse.Namespace) -> int:
     from arena.tournament.session import run as run_session
     from arena.tournament.settings import TournamentSettings, sandbox_from_dict, sandbox_to_dict
 
+    outputs = functools.partial(
+        tournament_outputs, out_given=args.out is not None, db_given=args.db is not None
+    )
     if args.resume:
         db = args.db or (args.out / "tournament.db" if args.out else None)
         if db is None:
             raise UsageError("--resume needs the tournament's --db (or its --out folder)")
         out_dir = args.out or db.parent
+        for output in outputs(out_dir, db, args.events):
+            check_output(output)
         try:
             opened = open_existing(db)
         except SessionError as error:
             raise UsageError(str(error)) from None
+        prepare_outputs(outputs(out_dir, db, args.events))
         print(f"Resuming the tournament in {db} (seed {opened.settings.seed})", flush=True)
         # The stored sandbox is kept (the flags of this run are not used on a resume).
         stored = opened.settings.sandbox
@@ -895,10 +903,6 @@ def _tournament(args: argparse.Namespace) -> int:
         flags = _match_flags(args)
         policy = _policy(args)
         sandbox = _sandbox_config(args)
-        # Planned here too, so that a forced mechanism missing here stops the tournament
-        # before it starts; each worker plans the same configuration again for its bots.
-        # The builds and handshakes before the first match run in this plan.
-        plan = _sandbox_plan(sandbox, "arena tournament")
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
         stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}"
         out_dir = args.out or Path("tournaments", stamp)
@@ -922,6 +926,12 @@ def _tournament(args: argparse.Namespace) -> int:
             )
         except ValueError as error:
             raise UsageError(str(error)) from None
+        # Every output is checked before anything is created (the database included).
+        prepare_outputs(outputs(out_dir, db, args.events))
+        # Planned here too, so that a forced mechanism missing here stops the tournament
+        # before it starts; each worker plans the same configuration again for its bots.
+        # The builds and handshakes before the first match run in this plan.
+        plan = _sandbox_plan(sandbox, "arena tournament")
         print(f"Tournament seed {seed}: checking {len(args.bots)} bot argument(s) ...", flush=True)
         try:
             opened = open_new(
@@ -971,7 +981,11 @@ def _sprt(args: argparse.Namespace) -> int:
 
     flags = _match_flags(args)
     sandbox = _sandbox_config(args)
-    plan = _sandbox_plan(sandbox, "arena sprt")
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    out_dir = args.out or Path("sprt", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}")
+    outputs = tournament_outputs(
+        out_dir, out_dir / "tournament.db", None, out_given=args.out is not None, db_given=False
+    )
     try:
         sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
         found = scan([args.bot_a, args.bot_b])
@@ -979,8 +993,9 @@ def _sprt(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     if len(found.entrants) != 2:
         raise UsageError("give exactly two bots: the candidate and the baseline")
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-    out_dir = args.out or Path("sprt", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}")
+    policy = msgspec.to_builtins(_policy(args))
+    prepare_outputs(outputs[:3])  # an SPRT run writes no report
+    plan = _sandbox_plan(sandbox, "arena sprt")
     settings = TournamentSettings(
         game=flags.game.name,
         rules=flags.game.rules_dict(flags.rules),
@@ -994,7 +1009,7 @@ def _sprt(args: argparse.Namespace) -> int:
         seed=seed,
         sandbox=None if sandbox is None else sandbox_to_dict(sandbox),
         max_stdout_bytes=_max_stdout_bytes(args),
-        policy=msgspec.to_builtins(_policy(args)),
+        policy=policy,
     )
     kept, excluded = trio.run(
         lambda: prepare(
@@ -1073,8 +1088,7 @@ def _report(args: argparse.Namespace) -> int:
     if not args.db.is_file():
         raise UsageError(f"no tournament database at {str(args.db)!r}")
     out: Path = args.out or args.db.parent / "report.html"
-    if out.is_dir():
-        raise UsageError(f"--out {str(out)!r} is a directory; give a file name")
+    check_output(Output(out, "-o" if args.out else "the report"))
     try:
         store = Store(args.db)
     except StoreError as error:
@@ -1104,9 +1118,10 @@ def _write_report(store: Store, out: Path, command: str) -> ReportResult | None:
             file=sys.stderr,
         )
         return None
-    except Exception:  # a bug in the report must not hide a finished tournament's standings
-        traceback.print_exc()
-        print(f"{command}: internal error writing the report (a bug in the arena)", file=sys.stderr)
+    except (
+        Exception
+    ) as error:  # a bug in the report must not hide a finished tournament's standings
+        print(_internal_error(f"{command}: writing the report", error), file=sys.stderr)
         return None
     for note in result.notes:
         print(f"{command}: {note}", file=sys.stderr)
@@ -1127,6 +1142,13 @@ _HANDLERS = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (the usage is in ``--help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``arena`` command; returns the exit code."""
     parser = _build_parser()
@@ -1135,7 +1157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _HANDLERS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return code
-    except UsageError as error:
+    except (UsageError, OutputPathError) as error:
         print(f"arena {args.command}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -1146,10 +1168,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except Exception:
-        traceback.print_exc()
-        print(f"arena {args.command}: internal error (a bug in the arena)", file=sys.stderr)
+    except Exception as error:  # the last line of defence: one line, and exit 1
+        print(_internal_error(f"arena {args.command}", error), file=sys.stderr)
         return EXIT_FAILED
+
+
+#: Set (to anything but empty or 0) to print the traceback of an internal error.
+DEBUG_VARIABLE = "ARENA_DEBUG"
+
+
+def _internal_error(where: str, error: BaseException) -> str:
+    """The one line that reports a bug of the arena (the traceback too when ARENA_DEBUG is set:
+    printed here, before the line)."""
+    if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
+        traceback.print_exception(error)
+    text = " ".join(f"{type(error).__name__}: {error}".split())
+    if len(text) > 300:
+        text = text[:297] + "..."
+    return (
+        f"{where}: internal error: {text} (a bug in the arena: please report it, with the "
+        f"traceback that {DEBUG_VARIABLE}=1 prints)"
+    )
 
 
 if __name__ == "__main__":

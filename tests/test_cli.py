@@ -291,7 +291,7 @@ def test_ctrl_c_stops_the_match_and_every_bot(tmp_path: Path) -> None:
     ("make", "message"),
     [
         (lambda p: p, "is a directory; give a file name"),
-        (lambda p: p / "file" / "r.json", "cannot create the replay folder"),
+        (lambda p: p / "file" / "r.json", "file' is a file, not a folder"),
     ],
 )
 def test_an_unwritable_replay_path_is_refused_before_the_match(
