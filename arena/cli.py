@@ -15,15 +15,15 @@ import logging
 import os
 import secrets
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import trio
 
+from arena.cli_errors import OneLineParser, internal_error
 from arena.failure_report import explain, failures_of, rematch_command, write_failure_bundle
 from arena.games.api import Game
 from arena.games.match import MatchLength, match_target
@@ -336,7 +336,7 @@ def _match_flags(args: argparse.Namespace) -> _MatchFlags:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = OneLineParser(
         prog="arena",
         description="Matador Arena: play domino bots against each other under a referee.",
     )
@@ -1121,7 +1121,7 @@ def _write_report(store: Store, out: Path, command: str) -> ReportResult | None:
     except (
         Exception
     ) as error:  # a bug in the report must not hide a finished tournament's standings
-        print(_internal_error(f"{command}: writing the report", error), file=sys.stderr)
+        print(internal_error(f"{command}: writing the report", error), file=sys.stderr)
         return None
     for note in result.notes:
         print(f"{command}: {note}", file=sys.stderr)
@@ -1140,13 +1140,6 @@ _HANDLERS = {
     "view": _view,
     "schema": _schema,
 }
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (the usage is in ``--help``)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1169,26 +1162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
     except Exception as error:  # the last line of defence: one line, and exit 1
-        print(_internal_error(f"arena {args.command}", error), file=sys.stderr)
+        print(internal_error(f"arena {args.command}", error), file=sys.stderr)
         return EXIT_FAILED
-
-
-#: Set (to anything but empty or 0) to print the traceback of an internal error.
-DEBUG_VARIABLE = "ARENA_DEBUG"
-
-
-def _internal_error(where: str, error: BaseException) -> str:
-    """The one line that reports a bug of the arena (the traceback too when ARENA_DEBUG is set:
-    printed here, before the line)."""
-    if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
-        traceback.print_exception(error)
-    text = " ".join(f"{type(error).__name__}: {error}".split())
-    if len(text) > 300:
-        text = text[:297] + "..."
-    return (
-        f"{where}: internal error: {text} (a bug in the arena: please report it, with the "
-        f"traceback that {DEBUG_VARIABLE}=1 prints)"
-    )
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from arena import cli
+from arena.cli_errors import DEBUG_VARIABLE
 from arena.replay import MAX_REPLAY_BYTES, ReplayError, decode_replay, read_replay_bytes
 from arena.verify import verify_replay
 from arena.view.steps import StepsError, build_steps
@@ -440,7 +441,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != cli.DEBUG_VARIABLE}
+    env = {k: v for k, v in os.environ.items() if k != DEBUG_VARIABLE}
     env["PYTHONPATH"] = str(ROOT)
     return env
 
@@ -512,7 +513,7 @@ def test_an_internal_error_is_one_line_and_exit_1(
         raise RuntimeError("the arena\nbroke")
 
     monkeypatch.setitem(cli._HANDLERS, "schema", broken)
-    monkeypatch.delenv(cli.DEBUG_VARIABLE, raising=False)
+    monkeypatch.delenv(DEBUG_VARIABLE, raising=False)
     assert cli.main(["schema"]) == 1
     err = capsys.readouterr().err
     assert err == (
@@ -530,7 +531,7 @@ def test_arena_debug_prints_the_traceback_of_an_internal_error(
         raise RuntimeError("boom")
 
     monkeypatch.setitem(cli._HANDLERS, "schema", broken)
-    monkeypatch.setenv(cli.DEBUG_VARIABLE, "1")
+    monkeypatch.setenv(DEBUG_VARIABLE, "1")
     assert cli.main(["schema"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("Traceback (most recent call last):")
