@@ -301,6 +301,17 @@ def _path_cases() -> list[Case]:
             ("tournament", "--resume"),
             message=t + "--resume needs the tournament's --db (or its --out folder)",
         ),
+        Case(
+            "tournament-resume-events-under-file",
+            ("tournament", "--resume", "--db", "{D}/missing.db", "--events", "{D}/afile/e.jsonl"),
+            message=t + "--events '{D}/afile/e.jsonl': '{D}/afile' is a file, not a folder",
+        ),
+        # rematch (the replay itself is good)
+        Case(
+            "rematch-replay-dir",
+            ("rematch", "{D}/here.json", "--replay", "{D}/adir"),
+            message="arena rematch: error: --replay '{D}/adir' is a directory; give a file name",
+        ),
         # sprt
         Case(
             "sprt-out-file",
@@ -398,6 +409,7 @@ def _write_replays(d: Path, good: dict[str, Any]) -> None:
     variant("policy.json", policy={"name": "lenient", "strikes": 0, "restarts": 1})
     variant("sandbox.json", sandbox={"tunnel": True})
     variant("shape.json", seed="x")
+    variant("here.json", workdir="")  # played here: rematch prints no "running from" line
     variant("players_huge.json", players=2**63)
     variant("seat_huge.json", seats=[good["seats"][0], {**good["seats"][1], "seat": 2**63}])
     variant("format99.json", format=99)
