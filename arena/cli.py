@@ -18,7 +18,6 @@ import os
 import secrets
 import shlex
 import sys
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,10 +25,18 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from arena.cli_errors import OneLineParser, internal_error
 from arena.failure_report import explain, failures_of, rematch_command, write_failure_bundle
 from arena.games.api import Game
 from arena.games.match import MatchLength, match_target
 from arena.games.registry import GAMES, get_game
+from arena.out_paths import (
+    Output,
+    OutputPathError,
+    check_output,
+    prepare_outputs,
+    tournament_outputs,
+)
 from arena.policy import POLICY_NAMES, FailurePolicy, make_policy
 from arena.referee.channel import BotSpec
 from arena.referee.clock import TimeLimits
@@ -339,7 +346,7 @@ def _match_flags(args: argparse.Namespace) -> _MatchFlags:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="arena",
         description="Matador Arena: play domino bots against each other under a referee.",
     )
@@ -554,17 +561,7 @@ def _check_bot_command(command: str) -> None:
 
 def _check_replay_path(path: Path) -> None:
     """Refuse, before the match, a replay path that cannot be written (the match would be lost)."""
-    if path.is_dir():
-        raise UsageError(f"--replay {str(path)!r} is a directory; give a file name")
-    parent = path.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UsageError(
-            f"cannot create the replay folder {str(parent)!r}: {error.strerror}"
-        ) from None
-    if not os.access(parent, os.W_OK):
-        raise UsageError(f"cannot write the replay into {str(parent)!r}: permission denied")
+    prepare_outputs([Output(path, "--replay")])
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -578,9 +575,9 @@ def _play(args: argparse.Namespace) -> int:
     replay_path: Path = args.replay or Path(
         "replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json"
     )
-    _check_replay_path(replay_path)
     policy = _policy(args)
     sandbox = _sandbox_config(args)
+    _check_replay_path(replay_path)
     plan = _sandbox_plan(sandbox, "arena play")
     config = MatchConfig(
         game=game,
@@ -647,17 +644,20 @@ def _run_match(
 
 
 def _rematch(args: argparse.Namespace) -> int:
+    from arena.replay_settings import rematch_settings
+
     recorded = _read(args.replay)
+    name = repr(str(args.replay))
     try:
-        game = get_game(recorded.game)
-        rules = game.parse_rules(dict(recorded.rules))
+        settings = rematch_settings(recorded)
+        game, rules = settings.game, settings.rules
         time = TimeLimits(
             startup_ms=recorded.time.startup_ms,
             move_ms=recorded.time.move_ms,
             bank_ms=recorded.time.bank_ms,
         )
     except ValueError as error:
-        raise UsageError(f"{args.replay}: the recorded settings are invalid: {error}") from None
+        raise UsageError(f"{name}: the recorded settings are invalid: {error}") from None
     policy = recorded.policy if args.policy is None else make_policy(args.policy)
     sandbox: SandboxConfig | None = None
     if recorded.sandbox is not None:
@@ -666,17 +666,16 @@ def _rematch(args: argparse.Namespace) -> int:
         try:
             sandbox = sandbox_from_dict(recorded.sandbox)
         except (TypeError, ValueError) as error:
-            raise UsageError(f"{args.replay}: the recorded sandbox is invalid: {error}") from None
+            raise UsageError(f"{name}: the recorded sandbox is invalid: {error}") from None
     seed = recorded.seed
     out: Path = args.out or Path("replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json")
     out = out.absolute()
-    _check_replay_path(out)
     # Bot commands with relative paths start from the folder the arena ran in.
     workdir = recorded.workdir
     if workdir and os.path.abspath(workdir) != os.getcwd():
         if not os.path.isdir(workdir):
             raise UsageError(
-                f"{args.replay}: the match ran in {workdir!r}, which does not exist here; its "
+                f"{name}: the match ran in {workdir!r}, which does not exist here; its "
                 "bot commands may name files relative to it"
             )
         os.chdir(workdir)
@@ -685,15 +684,16 @@ def _rematch(args: argparse.Namespace) -> int:
     bots = [BotSpec(s.command, s.folder) for s in recorded.seats]
     for spec in bots:
         if spec.cwd is not None and not os.path.isdir(spec.cwd):
-            raise UsageError(f"bot folder {spec.cwd!r} (from {args.replay}) does not exist")
+            raise UsageError(f"bot folder {spec.cwd!r} (from {name}) does not exist")
         if spec.cwd is None:
             _check_bot_command(spec.command)
+    _check_replay_path(out)
     config = MatchConfig(
         game=game,
         rules=rules,
         players=recorded.players,
         seed=seed,
-        length=MatchLength(target=recorded.match.target, hands=recorded.match.hands),
+        length=settings.length,
         time=time,
         max_line_bytes=recorded.max_line_bytes,
         sandbox=_sandbox_plan(sandbox, "arena rematch"),
@@ -839,6 +839,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _view(args: argparse.Namespace) -> int:
     if args.html is not None:
+        check_output(Output(args.html, "--html"))
         return _view_html(_read(args.replay), args.html)
     from arena.view.terminal import view_replay
 
@@ -849,8 +850,7 @@ def _view_html(replay: Replay, out: Path) -> int:
     from arena.view.html import write_html
     from arena.view.steps import StepsError
 
-    if out.is_dir():
-        raise UsageError(f"--html {str(out)!r} is a directory; give a file name")
+    prepare_outputs([Output(out, "--html")])
     try:
         written = write_html(replay, out)
     except StepsError as error:
@@ -869,8 +869,13 @@ def _schema(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
     else:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text)
+        prepare_outputs([Output(args.out, "--out")])
+        try:
+            args.out.write_text(text)
+        except OSError as error:
+            raise UsageError(
+                f"--out {str(args.out)!r}: cannot write it: {error.strerror or error}"
+            ) from None
         print(f"wrote {args.out}")
     return EXIT_OK
 
@@ -923,7 +928,9 @@ def _resume_differences(args: argparse.Namespace, opened: Opened, out_dir: Path)
         raise UsageError(str(error)) from None
 
 
-def _resume(args: argparse.Namespace) -> tuple[Opened, Path, Path]:
+def _resume(
+    args: argparse.Namespace, outputs: Callable[[Path, Path, Path | None], list[Output]]
+) -> tuple[Opened, Path, Path]:
     """Open the tournament to resume, check it is the one the flags ask for, and build and
     check its bots again: the opened tournament, its database and its out folder."""
     from arena.tournament.resume import stored_out_dir
@@ -946,6 +953,7 @@ def _resume(args: argparse.Namespace) -> tuple[Opened, Path, Path]:
                 "--resume continues the tournament as it was started; leave out the flags "
                 f"that differ, or start a new tournament: {'; '.join(differences)}"
             )
+        prepare_outputs(outputs(out_dir, db, args.events))
         print(f"Resuming the tournament in {db} (seed {opened.settings.seed})", flush=True)
         # The stored sandbox is kept (the flags of this run are not used on a resume).
         stored = opened.settings.sandbox
@@ -973,8 +981,11 @@ def _tournament(args: argparse.Namespace) -> int:
     from arena.tournament.settings import sandbox_from_dict
     from arena.tournament.store import StoreError
 
+    outputs = functools.partial(
+        tournament_outputs, out_given=args.out is not None, db_given=args.db is not None
+    )
     if args.resume:
-        opened, db, out_dir = _resume(args)
+        opened, db, out_dir = _resume(args, outputs)
     else:
         if not args.bots:
             raise UsageError("give the bots to play (command lines or bot folders)")
@@ -990,6 +1001,8 @@ def _tournament(args: argparse.Namespace) -> int:
         stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}"
         out_dir = args.out or Path("tournaments", stamp)
         db = args.db or out_dir / "tournament.db"
+        # Every output is checked before anything is created (the database included).
+        prepare_outputs(outputs(out_dir, db, args.events))
         print(f"Tournament seed {seed}: checking {len(args.bots)} bot argument(s) ...", flush=True)
         try:
             opened = open_new(
@@ -1051,7 +1064,11 @@ def _sprt(args: argparse.Namespace) -> int:
 
     flags = _match_flags(args)
     sandbox = _sandbox_config(args)
-    plan = _sandbox_plan(sandbox, "arena sprt")
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    out_dir = args.out or Path("sprt", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}")
+    outputs = tournament_outputs(
+        out_dir, out_dir / "tournament.db", None, out_given=args.out is not None, db_given=False
+    )
     try:
         sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
         found = scan([args.bot_a, args.bot_b])
@@ -1059,8 +1076,9 @@ def _sprt(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     if len(found.entrants) != 2:
         raise UsageError("give exactly two bots: the candidate and the baseline")
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-    out_dir = args.out or Path("sprt", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}")
+    policy = msgspec.to_builtins(_policy(args))
+    prepare_outputs(outputs[:3])  # an SPRT run writes no report
+    plan = _sandbox_plan(sandbox, "arena sprt")
     settings = TournamentSettings(
         game=flags.game.name,
         rules=flags.game.rules_dict(flags.rules),
@@ -1074,7 +1092,7 @@ def _sprt(args: argparse.Namespace) -> int:
         seed=seed,
         sandbox=None if sandbox is None else sandbox_to_dict(sandbox),
         max_stdout_bytes=_max_stdout_bytes(args),
-        policy=msgspec.to_builtins(_policy(args)),
+        policy=policy,
     )
     kept, excluded = _run_stoppable(
         lambda: prepare(
@@ -1173,8 +1191,7 @@ def _report(args: argparse.Namespace) -> int:
     if not args.db.is_file() and not args.db.is_dir():
         raise UsageError(f"no tournament database at {str(args.db)!r}")
     out: Path = args.out or args.db.parent / "report.html"
-    if out.is_dir():
-        raise UsageError(f"--out {str(out)!r} is a directory; give a file name")
+    check_output(Output(out, "-o" if args.out else "the report"))
     with _reading(args.db) as store:
         result = _write_report(store, out, "arena report")
     if result is None:
@@ -1202,9 +1219,10 @@ def _write_report(store: Store, out: Path, command: str) -> ReportResult | None:
             file=sys.stderr,
         )
         return None
-    except Exception:  # a bug in the report must not hide a finished tournament's standings
-        traceback.print_exc()
-        print(f"{command}: internal error writing the report (a bug in the arena)", file=sys.stderr)
+    except (
+        Exception
+    ) as error:  # a bug in the report must not hide a finished tournament's standings
+        print(internal_error(f"{command}: writing the report", error), file=sys.stderr)
         return None
     for note in result.notes:
         print(f"{command}: {note}", file=sys.stderr)
@@ -1235,7 +1253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _HANDLERS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return code
-    except UsageError as error:
+    except (UsageError, OutputPathError) as error:
         print(f"arena {args.command}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -1251,12 +1269,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK if _stop_received() is None else _stopped_exit_code()
-    except Exception as error:
+    except Exception as error:  # the last line of defence: one line, and exit 1
         if isinstance(error, OSError) and _stop_received() is not None:
             _mute_output()  # stopped, and the output is gone (a terminal that hung up)
             return _stopped_exit_code()
-        traceback.print_exc()
-        print(f"arena {args.command}: internal error (a bug in the arena)", file=sys.stderr)
+        print(internal_error(f"arena {args.command}", error), file=sys.stderr)
         return EXIT_FAILED
 
 

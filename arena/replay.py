@@ -8,10 +8,12 @@ crash never leaves a half file that looks whole.
 from __future__ import annotations
 
 import enum
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
@@ -257,34 +259,123 @@ def write_replay(path: str | os.PathLike[str], replay: Replay) -> Path:
     return target
 
 
+#: The largest replay file this arena reads (256 MiB: a match of thousands of hands, each move
+#: with its full ``debug`` note, stays well below it). No more than this is ever read.
+MAX_REPLAY_BYTES = 256 << 20
+
+
+class _Header(msgspec.Struct):
+    """What is read of a replay before its format is known (other fields are skipped)."""
+
+    format: Any = None
+
+
 def read_replay(path: str | os.PathLike[str]) -> Replay:
-    """Read and check a replay file.
+    """Read and check a replay file: a regular file or a pipe, at most `MAX_REPLAY_BYTES`.
 
     Raises:
-        ReplayError: naming the file and what is wrong with it.
+        ReplayError: one line naming the file and what is wrong with it.
     """
+    return decode_replay(read_replay_bytes(path), repr(str(path)))
+
+
+def read_replay_bytes(path: str | os.PathLike[str], limit: int = MAX_REPLAY_BYTES) -> bytes:
+    """The bytes of the replay file at ``path``, refusing what is not a file or is larger than
+    ``limit`` bytes before reading it (a pipe is read up to ``limit`` + 1 bytes, no further).
+
+    Raises:
+        ReplayError: naming the file and why it cannot be read.
+    """
+    name = repr(str(path))
     try:
-        data = Path(path).read_bytes()
+        # Non-blocking, so that opening a FIFO with no writer does not wait for one.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
-        raise ReplayError(f"cannot read replay {str(path)!r}: {error.strerror}") from None
-    return decode_replay(data, str(path))
+        raise ReplayError(f"cannot read replay {name}: {_reason(error)}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise ReplayError(f"cannot read replay {name}: it is a folder, not a file")
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+            raise ReplayError(f"cannot read replay {name}: not a regular file (a device)")
+        if info.st_size > limit:
+            raise ReplayError(f"cannot read replay {name}: {_too_large(limit)}")
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise ReplayError(f"cannot read replay {name}: {_too_large(limit)}")
+        return b"".join(chunks)
+    except OSError as error:
+        raise ReplayError(f"cannot read replay {name}: {_reason(error)}") from None
+    finally:
+        os.close(fd)
+
+
+def _reason(error: OSError) -> str:
+    if error.errno == errno.EISDIR:
+        return "it is a folder, not a file"
+    return error.strerror or str(error)
+
+
+def _too_large(limit: int) -> str:
+    return f"larger than {_size(limit)}, the most a replay may be"
+
+
+def _size(count: int) -> str:
+    return f"{count >> 20} MiB" if count >= 1 << 20 and count % (1 << 20) == 0 else f"{count} bytes"
 
 
 def decode_replay(data: bytes, name: str = "<replay>") -> Replay:
-    """Decode replay bytes, refusing an unknown format version with a clear message."""
+    """Decode replay bytes, refusing an unknown format version with a clear message.
+
+    Raises:
+        ReplayError: one line naming ``name`` and what is wrong: not UTF-8, not JSON, nested too
+            deeply, an unknown format, or a field of the wrong type (with its JSON path).
+    """
+    if not data.strip():
+        raise ReplayError(f"{name} is not a replay file (it is empty)")
     try:
-        header = msgspec.json.decode(data, type=dict[str, Any])
-    except msgspec.DecodeError as error:
-        raise ReplayError(f"{name} is not a replay file (not JSON: {error})") from None
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ReplayError(
+            f"{name} is not a replay file (not UTF-8 text: byte {error.start} is "
+            f"0x{data[error.start]:02x})"
+        ) from None
+    try:
+        version = _decode(data, _Header, name).format
     except msgspec.ValidationError:
         raise ReplayError(f"{name} is not a replay file (not a JSON object)") from None
-    version = header.get("format")
-    if version not in READABLE_FORMATS:
+    if type(version) is not int or version not in READABLE_FORMATS:
         raise ReplayError(
             f"{name} has replay format {version!r}; this arena reads formats "
             + " and ".join(str(f) for f in READABLE_FORMATS)
         )
     try:
-        return msgspec.convert(header, Replay)
+        return _decode(data, Replay, name)
     except msgspec.ValidationError as error:
         raise ReplayError(f"{name} is not a valid replay: {error}") from None
+
+
+_T = TypeVar("_T")
+
+
+def _decode(data: bytes, kind: type[_T], name: str) -> _T:
+    """``data`` decoded as ``kind``; JSON that cannot be decoded is a `ReplayError` naming
+    ``name`` (a ``msgspec.ValidationError`` is left to the caller)."""
+    try:
+        return msgspec.json.decode(data, type=kind)
+    except msgspec.ValidationError:  # a subclass of DecodeError: the caller names it
+        raise
+    except msgspec.DecodeError as error:
+        raise ReplayError(f"{name} is not a replay file (not JSON: {error})") from None
+    except RecursionError:
+        raise ReplayError(
+            f"{name} is not a replay file (its JSON is nested too deeply to read)"
+        ) from None

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from arena.games.api import HandOutcome, IllegalMoveError, Move
-from arena.games.match import Match, MatchLength, hand_leader, start_match
-from arena.games.registry import get_game
+from arena.games.match import Match, hand_leader, start_match
 from arena.games.tiles import Tile
 from arena.policy import substitute_move
 from arena.replay import Action, HandOutcomeRecord, HandRecord, Replay, Restart, Retirement
+from arena.replay_settings import ReplaySettingsError, match_settings
 from arena.wire import move_from_wire, move_to_wire
 
 
@@ -69,14 +69,15 @@ class WalkStep:
 def start_of(replay: Replay) -> Match:
     """The match as it stood before hand 1, seats that failed at start-up retired."""
     try:
-        game = get_game(replay.game)
-        rules = game.parse_rules(dict(replay.rules))
-        length = MatchLength(target=replay.match.target, hands=replay.match.hands)
-        match = start_match(game, rules, replay.players, replay.seed, length)
-    except ValueError as error:
+        settings = match_settings(replay)
+    except ReplaySettingsError as error:
         raise ReplayMismatch(f"the replay's settings are invalid: {error}") from None
-    if len(replay.seats) != replay.players:
-        raise ReplayMismatch(f"{len(replay.seats)} seats recorded for {replay.players} players")
+    try:
+        match = start_match(
+            settings.game, settings.rules, replay.players, replay.seed, settings.length
+        )
+    except ValueError as error:  # rules that do not fit this number of players, say
+        raise ReplayMismatch(f"the replay's settings are invalid: {error}") from None
     startup = [
         s.seat for s in replay.seats if s.failure is not None and s.failure.phase == "startup"
     ]

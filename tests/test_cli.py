@@ -229,7 +229,8 @@ def test_verify_refuses_an_unknown_format_version(
     path.write_text(json.dumps({"format": 99}))
     assert main(["verify", str(path)]) == 2
     assert (
-        f"{path} has replay format 99; this arena reads formats 1 and 2" in capsys.readouterr().err
+        f"{str(path)!r} has replay format 99; this arena reads formats 1 and 2"
+        in capsys.readouterr().err
     )
 
 
@@ -290,7 +291,7 @@ def test_ctrl_c_stops_the_match_and_every_bot(tmp_path: Path) -> None:
     ("make", "message"),
     [
         (lambda p: p, "is a directory; give a file name"),
-        (lambda p: p / "file" / "r.json", "cannot create the replay folder"),
+        (lambda p: p / "file" / "r.json", "file' is a file, not a folder"),
     ],
 )
 def test_an_unwritable_replay_path_is_refused_before_the_match(

@@ -209,12 +209,23 @@ def collect_matches(store: Store, others: Sequence[Path] = ()) -> list[MatchEntr
 def _read_and_draw(entry: MatchEntry) -> None:
     """Read the match's replay: make its missing page, and find each failure's step."""
     assert entry.replay is not None
+    linked = "linked as JSON" if entry.page is None else "its failures' steps are unknown"
     try:
         replay = read_replay(entry.replay)
+        if len(replay.seats) != len(entry.row.table.seats):
+            raise ReplayError(
+                f"{len(replay.seats)} seats recorded, but the match had "
+                f"{len(entry.row.table.seats)}: the replay of another match"
+            )
         steps = build_steps(replay)
     except (ReplayError, StepsError) as error:
-        linked = "linked as JSON" if entry.page is None else "its failures' steps are unknown"
         entry.note = f"the replay cannot be shown ({error}); {linked}"
+        return
+    except Exception as error:  # one bad replay must not stop the report of the others
+        entry.note = (
+            f"the replay cannot be shown (internal error: {type(error).__name__}: {error}); "
+            f"{linked}"
+        )
         return
     if entry.page is None:
         target = _page_of(entry.replay)

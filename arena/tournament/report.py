@@ -195,6 +195,8 @@ def classroom_lines(store: Store) -> list[str]:
             replay = read_replay(path)
         except ReplayError:
             continue
+        if len(replay.seats) != len(row.table.seats):  # the replay of another match
+            continue
         for entry in failures_of(replay):
             entrant = row.table.seats[entry.seat]
             if entrant in first:

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 import protocol
 from arena.policy import FailurePolicy, make_policy
 from arena.referee.sandbox import SandboxConfig
@@ -32,12 +34,20 @@ def sandbox_to_dict(config: SandboxConfig) -> dict[str, Any]:
 
 
 def sandbox_from_dict(raw: dict[str, Any]) -> SandboxConfig:
-    """The configuration `sandbox_to_dict` made (``TypeError``/``ValueError`` on nonsense)."""
-    values = dict(raw)
-    for name in _TUPLE_FIELDS:
-        if name in values:
-            values[name] = tuple(values[name])
-    return SandboxConfig(**values)
+    """The configuration `sandbox_to_dict` made, each field's type and limit checked.
+
+    Raises:
+        ValueError: naming an unknown field (it may be a limit this arena cannot apply) or a
+            field of the wrong type or out of range.
+    """
+    known = {f.name for f in dataclasses.fields(SandboxConfig)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ValueError(f"unknown sandbox setting {unknown[0]!r}")
+    try:
+        return msgspec.convert(raw, SandboxConfig)
+    except msgspec.ValidationError as error:
+        raise ValueError(str(error)) from None
 
 
 def job_sandbox(

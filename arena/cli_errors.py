@@ -1,0 +1,40 @@
+"""How the ``arena`` command reports what went wrong: always one line on stderr.
+
+A bad flag is one line and exit code 2 (:class:`OneLineParser`; the usage is in ``--help``);
+an unexpected exception, a bug of the arena, is one line asking for a report
+(:func:`internal_error`), with the traceback only when ``ARENA_DEBUG`` asks for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import traceback
+from typing import NoReturn
+
+#: Set (to anything but empty or 0) to print the traceback of an internal error.
+DEBUG_VARIABLE = "ARENA_DEBUG"
+
+#: The exit code of a usage error.
+EXIT_USAGE = 2
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (the usage is in ``--help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def internal_error(where: str, error: BaseException) -> str:
+    """The one line that reports a bug of the arena; with ``ARENA_DEBUG`` set the traceback is
+    printed (to stderr) first."""
+    if os.environ.get(DEBUG_VARIABLE, "") not in ("", "0"):
+        traceback.print_exception(error)
+    text = " ".join(f"{type(error).__name__}: {error}".split())
+    if len(text) > 300:
+        text = text[:297] + "..."
+    return (
+        f"{where}: internal error: {text} (a bug in the arena: please report it, with the "
+        f"traceback that {DEBUG_VARIABLE}=1 prints)"
+    )
