@@ -941,6 +941,8 @@ def _resume(
     db = args.db or (args.out / "tournament.db" if args.out else None)
     if db is None:
         raise UsageError("--resume needs the tournament's --db (or its --out folder)")
+    if args.events is not None:  # checked before the database is opened, as for a new run
+        check_output(Output(args.events, "--events"))
     try:
         opened = open_existing(db)
     except SessionError as error:
@@ -991,6 +993,11 @@ def _tournament(args: argparse.Namespace) -> int:
             raise UsageError("give the bots to play (command lines or bot folders)")
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
         settings = _tournament_settings(args, seed)
+        stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}"
+        out_dir = args.out or Path("tournaments", stamp)
+        db = args.db or out_dir / "tournament.db"
+        # Every output is checked before anything is created (the database included).
+        prepare_outputs(outputs(out_dir, db, args.events))
         # Planned here too, so that a forced mechanism missing here stops the tournament
         # before it starts; each worker plans the same configuration again for its bots.
         # The builds and handshakes before the first match run in this plan.
@@ -998,11 +1005,6 @@ def _tournament(args: argparse.Namespace) -> int:
         plan = _sandbox_plan(
             None if stored is None else sandbox_from_dict(stored), "arena tournament"
         )
-        stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}"
-        out_dir = args.out or Path("tournaments", stamp)
-        db = args.db or out_dir / "tournament.db"
-        # Every output is checked before anything is created (the database included).
-        prepare_outputs(outputs(out_dir, db, args.events))
         print(f"Tournament seed {seed}: checking {len(args.bots)} bot argument(s) ...", flush=True)
         try:
             opened = open_new(
