@@ -278,7 +278,9 @@ def plan_view(
             candidates.update(closed_ancestors(path, *drop))
             if not readable_by(path, *drop):
                 unreadable.append(path)
-        candidates.update(h for h in secrets if inside(path, h) and path != h)
+        # A hidden folder that is itself wanted (a bot's own folder among the entrants') is
+        # shown whole; one that holds something wanted shows only that.
+        candidates.update(h for h in secrets if inside(path, h) and path != h and h not in wanted)
     regions: list[_Opaque] = []
     for folder in sorted(candidates, key=lambda p: (p.count("/"), p)):
         if not _visible(folder, regions):
