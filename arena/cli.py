@@ -8,6 +8,7 @@ error (a bad flag, a bot command that cannot be run, a file that cannot be read)
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import functools
 import json
@@ -24,7 +25,13 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import trio
 
-from arena.failure_report import explain, failures_of, rematch_command, write_failure_bundle
+from arena.failure_report import (
+    bundle_path,
+    explain,
+    failures_of,
+    rematch_command,
+    write_failure_bundle,
+)
 from arena.games.api import Game
 from arena.games.match import MatchLength, match_target
 from arena.games.registry import GAMES, get_game
@@ -242,13 +249,39 @@ def _max_stdout_bytes(args: argparse.Namespace) -> int | None:
     return None if args.max_stdout_mb is None else args.max_stdout_mb << 20
 
 
-def _sandbox_plan(config: SandboxConfig | None, prog: str) -> SandboxPlan | None:
+UNCONTAINED_WARNING = (
+    "--sandbox none: bots run uncontained, as your user: they can read other processes'"
+    " command lines (the referee's holds the seed, which decides every deal), signal your"
+    " processes and read every file you can"
+)
+
+
+class _BotWarnings(logging.Handler):
+    """Prints the sandbox's warnings about one bot (each comes once) on the current stderr."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(logging.WARNING)
+        self.prog = prog
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"{self.prog}: sandbox warning: {record.getMessage()}", file=sys.stderr)
+
+
+def _sandbox_plan(
+    config: SandboxConfig | None, prog: str, hidden: Sequence[str] = ()
+) -> SandboxPlan | None:
     """Plans the sandbox (a forced mechanism missing here is a usage error) and says on stderr
-    which mechanism contains the bots and what falls back."""
+    which mechanism contains the bots and what falls back; ``hidden``: what the run writes,
+    which bots must not see (`arena.tournament.settings.run_outputs`)."""
     if config is None:
+        print(f"{prog}: warning: {UNCONTAINED_WARNING}", file=sys.stderr)
         return None
     # The warnings are printed here, once, and not by the logger's last-resort handler.
     logging.getLogger("arena.referee.sandbox").addHandler(logging.NullHandler())
+    bots = logging.getLogger("arena.referee.sandbox.bots")
+    for handler in [h for h in bots.handlers if isinstance(h, _BotWarnings)]:
+        bots.removeHandler(handler)
+    bots.addHandler(_BotWarnings(prog))
     try:
         plan = plan_sandbox(config)
     except SandboxError as error:
@@ -256,7 +289,7 @@ def _sandbox_plan(config: SandboxConfig | None, prog: str) -> SandboxPlan | None
     print(f"{prog}: {plan.describe().splitlines()[0]}", file=sys.stderr)
     for warning in plan.warnings:
         print(f"{prog}: sandbox warning: {warning}", file=sys.stderr)
-    return plan
+    return plan.with_hidden(hidden)
 
 
 @dataclass(frozen=True)
@@ -351,7 +384,7 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", action="store_true", help="print one JSON object as the result")
     _add_match_flags(play)
     _add_policy_flags(play)
-    _add_sandbox_flags(play, "none")
+    _add_sandbox_flags(play, "auto")
 
     rematch = commands.add_parser(
         "rematch",
@@ -371,6 +404,12 @@ def _build_parser() -> argparse.ArgumentParser:
         choices=POLICY_NAMES,
         help="play under this failure policy instead of the recorded one",
     )
+    rematch.add_argument(
+        "--sandbox",
+        choices=SANDBOX_CHOICES,
+        help="contain the bots so instead of as recorded (a replay recorded without a sandbox "
+        "is played under auto unless this says none)",
+    )
 
     check = commands.add_parser(
         "check",
@@ -387,7 +426,7 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print one JSON document")
     check.add_argument("--move-ms", type=_positive, default=1000, help="per-move limit (1000)")
     check.add_argument("--startup-ms", type=_positive, default=5000, help="startup limit (5000)")
-    _add_sandbox_flags(check, "none", stdout_cap=False)
+    _add_sandbox_flags(check, "auto", stdout_cap=False)
 
     tournament = commands.add_parser(
         "tournament",
@@ -461,7 +500,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sprt.set_defaults(players=2)
     _add_match_flags(sprt)
     _add_policy_flags(sprt)
-    _add_sandbox_flags(sprt, "none")
+    _add_sandbox_flags(sprt, "auto")
 
     standings = commands.add_parser(
         "standings",
@@ -563,7 +602,7 @@ def _play(args: argparse.Namespace) -> int:
     _check_replay_path(replay_path)
     policy = _policy(args)
     sandbox = _sandbox_config(args)
-    plan = _sandbox_plan(sandbox, "arena play")
+    plan = _sandbox_plan(sandbox, "arena play", _match_outputs(replay_path))
     config = MatchConfig(
         game=game,
         rules=rules,
@@ -577,6 +616,11 @@ def _play(args: argparse.Namespace) -> int:
         sandbox_settings=_sandbox_settings(sandbox),
     )
     return _run_match(config, [BotSpec(c) for c in args.bots], replay_path, "play", args.json)
+
+
+def _match_outputs(replay: Path) -> list[str]:
+    """What a match writes, hidden from its bots: the replay and its failure bundle."""
+    return [os.path.abspath(p) for p in (replay, bundle_path(replay))]
 
 
 def _sandbox_settings(config: SandboxConfig | None) -> dict[str, Any] | None:
@@ -649,6 +693,7 @@ def _rematch(args: argparse.Namespace) -> int:
             sandbox = sandbox_from_dict(recorded.sandbox)
         except (TypeError, ValueError) as error:
             raise UsageError(f"{args.replay}: the recorded sandbox is invalid: {error}") from None
+    sandbox = _rematch_sandbox(sandbox, args.sandbox)
     seed = recorded.seed
     out: Path = args.out or Path("replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json")
     out = out.absolute()
@@ -678,12 +723,31 @@ def _rematch(args: argparse.Namespace) -> int:
         length=MatchLength(target=recorded.match.target, hands=recorded.match.hands),
         time=time,
         max_line_bytes=recorded.max_line_bytes,
-        sandbox=_sandbox_plan(sandbox, "arena rematch"),
+        sandbox=_sandbox_plan(sandbox, "arena rematch", _match_outputs(out)),
         max_stdout_bytes=recorded.max_stdout_bytes,
         policy=policy,
-        sandbox_settings=recorded.sandbox,
+        sandbox_settings=_sandbox_settings(sandbox),
     )
     return _run_match(config, bots, out, "rematch", args.json)
+
+
+def _rematch_sandbox(recorded: SandboxConfig | None, asked: Any) -> SandboxConfig | None:
+    """The sandbox a rematch plays under: the recorded one, with ``--sandbox`` (if given) as its
+    mechanism; a replay recorded without one is played under ``auto`` unless ``none`` is asked
+    for (bots are contained wherever they run). ``asked``: the ``--sandbox`` choice or None."""
+    if asked == "none":
+        return None
+    if recorded is not None:
+        return recorded if asked is None else dataclasses.replace(recorded, mechanism=asked)
+    from arena.tournament.settings import PROTOCOL_DIR
+
+    if asked is None:
+        print(
+            "arena rematch: the replay was recorded without a sandbox; playing it under"
+            " --sandbox auto (--sandbox none plays it uncontained, as recorded)",
+            file=sys.stderr,
+        )
+    return SandboxConfig(mechanism=asked or "auto", read_only_paths=(PROTOCOL_DIR,))
 
 
 def _result_json(replay: Replay, path: Path | None, bundle: Path | None = None) -> dict[str, Any]:
@@ -871,7 +935,12 @@ def _tournament(args: argparse.Namespace) -> int:
     from arena.tournament.runner import RunOptions, TournamentError
     from arena.tournament.session import SessionError, open_existing, open_new
     from arena.tournament.session import run as run_session
-    from arena.tournament.settings import TournamentSettings, sandbox_from_dict, sandbox_to_dict
+    from arena.tournament.settings import (
+        TournamentSettings,
+        run_outputs,
+        sandbox_from_dict,
+        sandbox_to_dict,
+    )
 
     if args.resume:
         db = args.db or (args.out / "tournament.db" if args.out else None)
@@ -895,11 +964,12 @@ def _tournament(args: argparse.Namespace) -> int:
         # Planned here too, so that a forced mechanism missing here stops the tournament
         # before it starts; each worker plans the same configuration again for its bots.
         # The builds and handshakes before the first match run in this plan.
-        plan = _sandbox_plan(sandbox, "arena tournament")
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
         stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}"
         out_dir = args.out or Path("tournaments", stamp)
         db = args.db or out_dir / "tournament.db"
+        outputs = run_outputs(out_dir, db, args.events)
+        plan = _sandbox_plan(sandbox, "arena tournament", outputs)
         try:
             settings = TournamentSettings(
                 game=flags.game.name,
@@ -961,14 +1031,16 @@ def _sprt(args: argparse.Namespace) -> int:
 
     from arena.tournament.entrants import EntrantError, prepare, scan
     from arena.tournament.ratings import elo_from_counts
-    from arena.tournament.settings import TournamentSettings, sandbox_to_dict
+    from arena.tournament.settings import TournamentSettings, run_outputs, sandbox_to_dict
     from arena.tournament.sprt import Sprt
     from arena.tournament.sprt_run import SprtRun
     from arena.tournament.store import EntrantRow, Store
 
     flags = _match_flags(args)
     sandbox = _sandbox_config(args)
-    plan = _sandbox_plan(sandbox, "arena sprt")
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
+    out_dir = args.out or Path("sprt", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}")
+    plan = _sandbox_plan(sandbox, "arena sprt", run_outputs(out_dir, out_dir / "tournament.db"))
     try:
         sprt = Sprt(args.elo0, args.elo1, args.alpha, args.beta)
         found = scan([args.bot_a, args.bot_b])
@@ -976,8 +1048,6 @@ def _sprt(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     if len(found.entrants) != 2:
         raise UsageError("give exactly two bots: the candidate and the baseline")
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
-    out_dir = args.out or Path("sprt", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}")
     settings = TournamentSettings(
         game=flags.game.name,
         rules=flags.game.rules_dict(flags.rules),
