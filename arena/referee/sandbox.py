@@ -1431,7 +1431,7 @@ class BotSandbox:
         self.folder = folder
         resolved = _resolve_command(argv, folder, source.get("PATH", os.defpath))
         bot_argv, path_dirs = resolved.argv, resolved.path_dirs
-        self._refuse_hidden([*resolved.program, *resolved.arguments])
+        self._refuse_hidden([*resolved.program, *resolved.named])
         read_only = [*resolved.program, *resolved.arguments]
         read_only += [os.path.abspath(p) for p in config.read_only_paths if os.path.exists(p)]
         if folder is not None and build:

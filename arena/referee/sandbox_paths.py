@@ -122,12 +122,15 @@ class ResolvedCommand:
         arguments: Paths the command's arguments name (a folder bot's: only inside its
             folder).
         path_dirs: Directories to put in front of ``PATH``.
+        named: The path every argument would name, whether or not it exists yet (a
+            tournament's out folder may be created after its bots are checked).
     """
 
     argv: list[str]
     program: list[str]
     arguments: list[str]
     path_dirs: list[str]
+    named: list[str]
 
 
 def resolve_command(argv: Sequence[str], folder: str | None, referee_path: str) -> ResolvedCommand:
@@ -137,6 +140,7 @@ def resolve_command(argv: Sequence[str], folder: str | None, referee_path: str) 
     program: list[str] = []
     arguments: list[str] = []
     path_dirs: list[str] = []
+    named: list[str] = []
     first = argv[0]
     if first in ("python3", "python"):
         # A bare python is the interpreter running the arena, as outside the sandbox (where the
@@ -166,6 +170,7 @@ def resolve_command(argv: Sequence[str], folder: str | None, referee_path: str) 
         if not arg or arg.startswith("-"):
             continue
         candidate = os.path.normpath(os.path.join(base, arg))
+        named.append(candidate)
         if not os.path.exists(candidate):
             continue
         new[index] = candidate
@@ -173,7 +178,7 @@ def resolve_command(argv: Sequence[str], folder: str | None, referee_path: str) 
         # bot author's, not the organiser's); a command-line bot's may name any path.
         if folder is None or inside(candidate, folder):
             arguments.append(candidate)
-    return ResolvedCommand(new, program, arguments, path_dirs)
+    return ResolvedCommand(new, program, arguments, path_dirs, named)
 
 
 def in_hidden(path: str, hidden: Iterable[str], allowed: Iterable[str]) -> str | None:
@@ -294,7 +299,7 @@ def plan_view(
     ]
     return MountView(
         opaque=tuple(regions),
-        masks=tuple(sorted(masks)),
+        masks=tuple(sorted(outermost(masks))),  # what is inside a masked folder is gone
         writable=frozenset(writable),
         unreadable=tuple(unreadable),
     )

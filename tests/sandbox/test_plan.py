@@ -17,7 +17,6 @@ from arena.referee.sandbox import (
     ResourceUsage,
     SandboxConfig,
     SandboxError,
-    SandboxPathError,
     classify_outcome,
     plan_sandbox,
 )
