@@ -1562,7 +1562,8 @@ class BotSandbox:
                 raise SandboxPathError(
                     f"it names {path!r}{where}: the sandbox never shows bots the output"
                     " folder, database, replays or events of a run, nor another bot's folder;"
-                    " give the bot files from elsewhere (or choose another --out)"
+                    " give the bot files from elsewhere, or write the run's outputs elsewhere"
+                    " (--out, --db, --events, --replay)"
                 )
 
     def _view_fixes_paths(self) -> bool:

@@ -219,7 +219,8 @@ def test_a_command_naming_a_hidden_path_is_refused(
         assert str(caught.value) == (
             f"it names {str(named)!r}{where}: the sandbox never shows bots the output folder,"
             " database, replays or events of a run, nor another bot's folder; give the bot"
-            " files from elsewhere (or choose another --out)"
+            " files from elsewhere, or write the run's outputs elsewhere (--out, --db, --events,"
+            " --replay)"
         )
 
 
