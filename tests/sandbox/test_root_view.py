@@ -171,6 +171,23 @@ def test_a_venv_in_a_closed_folder_runs_as_the_bots_user(
         shutil.rmtree(closed, ignore_errors=True)
 
 
+@pytest.mark.parametrize("mechanism", list(Mechanism), ids=lambda m: m.value)
+def test_a_bot_in_a_folder_closed_to_the_bots_user_runs_as_root_without_capabilities(
+    capabilities: Capabilities, mechanism: Mechanism, open_dir: Path
+) -> None:
+    """A 0700 bot folder cannot be shown to uid 65534: the bot is not refused, it runs as uid 0
+    with no capability at all (one warning says so), under every mechanism."""
+    if os.geteuid() != 0:
+        pytest.skip("the bots' user differs from the referee's only when it is root")
+    plan = make_plan(capabilities, mechanism)
+    folder = open_dir / "bot"
+    folder.mkdir()
+    shutil.copy(SPY, folder / "spy.py")
+    folder.chmod(0o700)
+    seen = report_of([PYTHON, "spy.py", "report", "caps"], plan, cwd=str(folder))
+    assert seen == {"uid": 0, "caps": "0000000000000000"}
+
+
 def test_hidden_paths_are_masked_under_unshare(capabilities: Capabilities, open_dir: Path) -> None:
     """Under unshare as root a hidden folder is empty and a hidden file reads as nothing,
     in the bot's namespace only; a sibling stays visible and the host sees no new mount."""

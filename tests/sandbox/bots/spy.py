@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Test bot: looks at each path given as ``look=PATH`` and reports what it saw, with its uid.
 
-A folder is ``"empty"`` or ``"N entries: a,b"``, a file ``"read"`` (or ``"empty"``, as
+With ``caps`` among them the report also has the effective capabilities (``caps``). A
+folder is ``"empty"`` or ``"N entries: a,b"``, a file ``"read"`` (or ``"empty"``, as
 ``/dev/null`` is), anything else its errno name (``ENOENT``, ``EACCES``...). The argument
 ``look=PATH`` names no existing path, so the sandbox does not make PATH visible for it.
 
@@ -28,9 +29,21 @@ def look(path):
         return errno.errorcode.get(exc.errno or 0, str(exc.errno))
 
 
+def capabilities():
+    """The effective capabilities, as /proc/self/status shows them (hex)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("CapEff:"):
+                return line.split()[1]
+    return "?"
+
+
 def report(args):
-    """The report of every ``look=PATH`` argument, and the uid."""
+    """The report of every ``look=PATH`` argument, the uid, and with ``caps`` the effective
+    capabilities."""
     seen = {"uid": os.getuid()}
+    if "caps" in args:
+        seen["caps"] = capabilities()
     for arg in args:
         if arg.startswith("look="):
             seen[arg[5:]] = look(arg[5:])
