@@ -4,6 +4,7 @@ makes the run's own outputs or another bot's folder visible (issue 10, 2). Real 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -66,7 +67,8 @@ def quick_start(out: Path) -> list[str]:
 
 
 def statuses(db: Path) -> list[str]:
-    with sqlite3.connect(db) as conn:
+    """Every seat's status in a tournament database (closed at once: no fd outlives it)."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
         return [row[0] for row in conn.execute("SELECT status FROM seats")]
 
 
