@@ -8,7 +8,6 @@ error (a bad flag, a bot command that cannot be run, a file that cannot be read)
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime
 import functools
 import json
@@ -25,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import trio
 
-from arena.failure_report import (
-    bundle_path,
-    explain,
-    failures_of,
-    rematch_command,
-    write_failure_bundle,
+from arena.cli_sandbox import (
+    UNCONTAINED_WARNING,
+    match_outputs,
+    print_bot_warnings,
+    rematch_sandbox,
 )
+from arena.failure_report import explain, failures_of, rematch_command, write_failure_bundle
 from arena.games.api import Game
 from arena.games.match import MatchLength, match_target
 from arena.games.registry import GAMES, get_game
@@ -249,24 +248,6 @@ def _max_stdout_bytes(args: argparse.Namespace) -> int | None:
     return None if args.max_stdout_mb is None else args.max_stdout_mb << 20
 
 
-UNCONTAINED_WARNING = (
-    "--sandbox none: bots run uncontained, as your user: they can read other processes'"
-    " command lines (the referee's holds the seed, which decides every deal), signal your"
-    " processes and read every file you can"
-)
-
-
-class _BotWarnings(logging.Handler):
-    """Prints the sandbox's warnings about one bot (each comes once) on the current stderr."""
-
-    def __init__(self, prog: str) -> None:
-        super().__init__(logging.WARNING)
-        self.prog = prog
-
-    def emit(self, record: logging.LogRecord) -> None:
-        print(f"{self.prog}: sandbox warning: {record.getMessage()}", file=sys.stderr)
-
-
 def _sandbox_plan(
     config: SandboxConfig | None, prog: str, hidden: Sequence[str] = ()
 ) -> SandboxPlan | None:
@@ -278,10 +259,7 @@ def _sandbox_plan(
         return None
     # The warnings are printed here, once, and not by the logger's last-resort handler.
     logging.getLogger("arena.referee.sandbox").addHandler(logging.NullHandler())
-    bots = logging.getLogger("arena.referee.sandbox.bots")
-    for handler in [h for h in bots.handlers if isinstance(h, _BotWarnings)]:
-        bots.removeHandler(handler)
-    bots.addHandler(_BotWarnings(prog))
+    print_bot_warnings(prog)
     try:
         plan = plan_sandbox(config)
     except SandboxError as error:
@@ -602,7 +580,7 @@ def _play(args: argparse.Namespace) -> int:
     _check_replay_path(replay_path)
     policy = _policy(args)
     sandbox = _sandbox_config(args)
-    plan = _sandbox_plan(sandbox, "arena play", _match_outputs(replay_path))
+    plan = _sandbox_plan(sandbox, "arena play", match_outputs(replay_path))
     config = MatchConfig(
         game=game,
         rules=rules,
@@ -616,11 +594,6 @@ def _play(args: argparse.Namespace) -> int:
         sandbox_settings=_sandbox_settings(sandbox),
     )
     return _run_match(config, [BotSpec(c) for c in args.bots], replay_path, "play", args.json)
-
-
-def _match_outputs(replay: Path) -> list[str]:
-    """What a match writes, hidden from its bots: the replay and its failure bundle."""
-    return [os.path.abspath(p) for p in (replay, bundle_path(replay))]
 
 
 def _sandbox_settings(config: SandboxConfig | None) -> dict[str, Any] | None:
@@ -693,7 +666,9 @@ def _rematch(args: argparse.Namespace) -> int:
             sandbox = sandbox_from_dict(recorded.sandbox)
         except (TypeError, ValueError) as error:
             raise UsageError(f"{args.replay}: the recorded sandbox is invalid: {error}") from None
-    sandbox = _rematch_sandbox(sandbox, args.sandbox)
+    from arena.tournament.settings import PROTOCOL_DIR
+
+    sandbox = rematch_sandbox(sandbox, args.sandbox, (PROTOCOL_DIR,))
     seed = recorded.seed
     out: Path = args.out or Path("replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json")
     out = out.absolute()
@@ -723,31 +698,12 @@ def _rematch(args: argparse.Namespace) -> int:
         length=MatchLength(target=recorded.match.target, hands=recorded.match.hands),
         time=time,
         max_line_bytes=recorded.max_line_bytes,
-        sandbox=_sandbox_plan(sandbox, "arena rematch", _match_outputs(out)),
+        sandbox=_sandbox_plan(sandbox, "arena rematch", match_outputs(out)),
         max_stdout_bytes=recorded.max_stdout_bytes,
         policy=policy,
         sandbox_settings=_sandbox_settings(sandbox),
     )
     return _run_match(config, bots, out, "rematch", args.json)
-
-
-def _rematch_sandbox(recorded: SandboxConfig | None, asked: Any) -> SandboxConfig | None:
-    """The sandbox a rematch plays under: the recorded one, with ``--sandbox`` (if given) as its
-    mechanism; a replay recorded without one is played under ``auto`` unless ``none`` is asked
-    for (bots are contained wherever they run). ``asked``: the ``--sandbox`` choice or None."""
-    if asked == "none":
-        return None
-    if recorded is not None:
-        return recorded if asked is None else dataclasses.replace(recorded, mechanism=asked)
-    from arena.tournament.settings import PROTOCOL_DIR
-
-    if asked is None:
-        print(
-            "arena rematch: the replay was recorded without a sandbox; playing it under"
-            " --sandbox auto (--sandbox none plays it uncontained, as recorded)",
-            file=sys.stderr,
-        )
-    return SandboxConfig(mechanism=asked or "auto", read_only_paths=(PROTOCOL_DIR,))
 
 
 def _result_json(replay: Replay, path: Path | None, bundle: Path | None = None) -> dict[str, Any]:
