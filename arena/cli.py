@@ -17,7 +17,7 @@ import secrets
 import sys
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,6 @@ from arena.cli_sandbox import (
     UNCONTAINED_WARNING,
     match_outputs,
     print_bot_warnings,
-    rematch_sandbox,
 )
 from arena.failure_report import explain, failures_of, rematch_command, write_failure_bundle
 from arena.games.api import Game
@@ -666,9 +665,7 @@ def _rematch(args: argparse.Namespace) -> int:
             sandbox = sandbox_from_dict(recorded.sandbox)
         except (TypeError, ValueError) as error:
             raise UsageError(f"{args.replay}: the recorded sandbox is invalid: {error}") from None
-    from arena.tournament.settings import PROTOCOL_DIR
-
-    sandbox = rematch_sandbox(sandbox, args.sandbox, (PROTOCOL_DIR,))
+    sandbox = _rematch_sandbox(sandbox, args.sandbox)
     seed = recorded.seed
     out: Path = args.out or Path("replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json")
     out = out.absolute()
@@ -704,6 +701,25 @@ def _rematch(args: argparse.Namespace) -> int:
         sandbox_settings=_sandbox_settings(sandbox),
     )
     return _run_match(config, bots, out, "rematch", args.json)
+
+
+def _rematch_sandbox(recorded: SandboxConfig | None, asked: Any) -> SandboxConfig | None:
+    """The sandbox a rematch plays under: the recorded one, with ``--sandbox`` (``asked``, if
+    given) as its mechanism; a replay recorded without one is played under ``auto`` unless
+    ``none`` is asked for: bots are contained wherever they run."""
+    if asked == "none":
+        return None
+    if recorded is not None:
+        return recorded if asked is None else replace(recorded, mechanism=asked)
+    from arena.tournament.settings import PROTOCOL_DIR
+
+    if asked is None:
+        print(
+            "arena rematch: the replay was recorded without a sandbox; playing it under"
+            " --sandbox auto (--sandbox none plays it uncontained, as recorded)",
+            file=sys.stderr,
+        )
+    return SandboxConfig(mechanism=asked or "auto", read_only_paths=(PROTOCOL_DIR,))
 
 
 def _result_json(replay: Replay, path: Path | None, bundle: Path | None = None) -> dict[str, Any]:

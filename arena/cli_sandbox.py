@@ -1,18 +1,15 @@
 """What the command line adds to the sandbox: the warning of ``--sandbox none``, the printing
-of warnings about one bot, the sandbox of a rematch, and what a match writes (hidden from its
-bots). `arena.cli` wires these in; docs/security.md ("How the arena uses it") says the rules."""
+of warnings about one bot, and what a match writes (hidden from its bots). `arena.cli` wires
+these in; docs/security.md ("How the arena uses it") says the rules."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from arena.failure_report import bundle_path
-from arena.referee.sandbox import SandboxConfig
 
 UNCONTAINED_WARNING = (
     "--sandbox none: bots run uncontained, as your user: they can read other processes'"
@@ -44,23 +41,3 @@ def print_bot_warnings(prog: str) -> None:
 def match_outputs(replay: Path) -> list[str]:
     """What a match writes, hidden from its bots: the replay and its failure bundle."""
     return [os.path.abspath(p) for p in (replay, bundle_path(replay))]
-
-
-def rematch_sandbox(
-    recorded: SandboxConfig | None, asked: Any, read_only: tuple[str, ...]
-) -> SandboxConfig | None:
-    """The sandbox a rematch plays under: the recorded one, with ``--sandbox`` (``asked``, if
-    given) as its mechanism; a replay recorded without one is played under ``auto`` (reading
-    ``read_only``, the protocol package) unless ``none`` is asked for: bots are contained
-    wherever they run."""
-    if asked == "none":
-        return None
-    if recorded is not None:
-        return recorded if asked is None else dataclasses.replace(recorded, mechanism=asked)
-    if asked is None:
-        print(
-            "arena rematch: the replay was recorded without a sandbox; playing it under"
-            " --sandbox auto (--sandbox none plays it uncontained, as recorded)",
-            file=sys.stderr,
-        )
-    return SandboxConfig(mechanism=asked or "auto", read_only_paths=read_only)
