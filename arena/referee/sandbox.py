@@ -1596,11 +1596,12 @@ class BotSandbox:
                 f"the sandbox runs bots as uid {uid}, which cannot read {path!r} ({why}):"
                 f" {fix}, install bubblewrap, or run without a sandbox (--sandbox none)"
             )
+        # bubblewrap opens closed folders on the way (not an unreadable path itself).
+        fix += ", or install bubblewrap," if closed else ""
         warning = (
             f"uid {uid} cannot read {path!r} ({why}), so a bot that needs it runs as uid 0"
-            f" without capabilities (it can read files only root may read): {fix}, or"
-            " install bubblewrap, to run it as uid"
-            f" {uid}"
+            f" without capabilities (it can read files only root may read): {fix} to run it"
+            f" as uid {uid}"
         )
         self.warnings.append(warning)
         if warning not in _warned:

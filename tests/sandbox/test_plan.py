@@ -241,7 +241,7 @@ def test_a_folder_the_bots_user_cannot_read_keeps_root_without_capabilities(
         assert box.warnings == [
             f"uid 65534 cannot read {str(bot)!r} (it is not readable by others), so a bot"
             " that needs it runs as uid 0 without capabilities (it can read files only root"
-            f" may read): chmod o+rX {bot}, or install bubblewrap, to run it as uid 65534"
+            f" may read): chmod o+rX {bot} to run it as uid 65534"
         ]
         assert "--cap-drop" in box.argv
         assert "--cap-add" not in box.argv
