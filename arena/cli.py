@@ -19,13 +19,18 @@ import secrets
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from arena.cli_errors import OneLineParser, internal_error
+from arena.cli_sandbox import (
+    UNCONTAINED_WARNING,
+    match_outputs,
+    print_bot_warnings,
+)
 from arena.failure_report import explain, failures_of, rematch_command, write_failure_bundle
 from arena.games.api import Game
 from arena.games.match import MatchLength, match_target
@@ -259,13 +264,18 @@ def _max_stdout_bytes(args: argparse.Namespace) -> int | None:
     return None if args.max_stdout_mb is None else args.max_stdout_mb << 20
 
 
-def _sandbox_plan(config: SandboxConfig | None, prog: str) -> SandboxPlan | None:
+def _sandbox_plan(
+    config: SandboxConfig | None, prog: str, hidden: Sequence[str] = ()
+) -> SandboxPlan | None:
     """Plans the sandbox (a forced mechanism missing here is a usage error) and says on stderr
-    which mechanism contains the bots and what falls back."""
+    which mechanism contains the bots and what falls back; ``hidden``: what the run writes,
+    which bots must not see (`arena.tournament.settings.run_outputs`)."""
     if config is None:
+        print(f"{prog}: warning: {UNCONTAINED_WARNING}", file=sys.stderr)
         return None
     # The warnings are printed here, once, and not by the logger's last-resort handler.
     logging.getLogger("arena.referee.sandbox").addHandler(logging.NullHandler())
+    print_bot_warnings(prog)
     try:
         plan = plan_sandbox(config)
     except SandboxError as error:
@@ -273,7 +283,7 @@ def _sandbox_plan(config: SandboxConfig | None, prog: str) -> SandboxPlan | None
     print(f"{prog}: {plan.describe().splitlines()[0]}", file=sys.stderr)
     for warning in plan.warnings:
         print(f"{prog}: sandbox warning: {warning}", file=sys.stderr)
-    return plan
+    return plan.with_hidden(hidden)
 
 
 @dataclass(frozen=True)
@@ -368,7 +378,7 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", action="store_true", help="print one JSON object as the result")
     _add_match_flags(play)
     _add_policy_flags(play)
-    _add_sandbox_flags(play, "none")
+    _add_sandbox_flags(play, "auto")
 
     rematch = commands.add_parser(
         "rematch",
@@ -388,6 +398,12 @@ def _build_parser() -> argparse.ArgumentParser:
         choices=POLICY_NAMES,
         help="play under this failure policy instead of the recorded one",
     )
+    rematch.add_argument(
+        "--sandbox",
+        choices=SANDBOX_CHOICES,
+        help="contain the bots so instead of as recorded (a replay recorded without a sandbox "
+        "is played under auto unless this says none)",
+    )
 
     check = commands.add_parser(
         "check",
@@ -404,7 +420,7 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print one JSON document")
     check.add_argument("--move-ms", type=_positive, default=1000, help="per-move limit (1000)")
     check.add_argument("--startup-ms", type=_positive, default=5000, help="startup limit (5000)")
-    _add_sandbox_flags(check, "none", stdout_cap=False)
+    _add_sandbox_flags(check, "auto", stdout_cap=False)
 
     tournament = commands.add_parser(
         "tournament",
@@ -486,7 +502,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sprt.set_defaults(players=2)
     _add_match_flags(sprt)
     _add_policy_flags(sprt)
-    _add_sandbox_flags(sprt, "none")
+    _add_sandbox_flags(sprt, "auto")
 
     standings = commands.add_parser(
         "standings",
@@ -578,7 +594,7 @@ def _play(args: argparse.Namespace) -> int:
     policy = _policy(args)
     sandbox = _sandbox_config(args)
     _check_replay_path(replay_path)
-    plan = _sandbox_plan(sandbox, "arena play")
+    plan = _sandbox_plan(sandbox, "arena play", match_outputs(replay_path))
     config = MatchConfig(
         game=game,
         rules=rules,
@@ -667,6 +683,7 @@ def _rematch(args: argparse.Namespace) -> int:
             sandbox = sandbox_from_dict(recorded.sandbox)
         except (TypeError, ValueError) as error:
             raise UsageError(f"{name}: the recorded sandbox is invalid: {error}") from None
+    sandbox = _rematch_sandbox(sandbox, args.sandbox)
     seed = recorded.seed
     out: Path = args.out or Path("replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json")
     out = out.absolute()
@@ -696,12 +713,31 @@ def _rematch(args: argparse.Namespace) -> int:
         length=settings.length,
         time=time,
         max_line_bytes=recorded.max_line_bytes,
-        sandbox=_sandbox_plan(sandbox, "arena rematch"),
+        sandbox=_sandbox_plan(sandbox, "arena rematch", match_outputs(out)),
         max_stdout_bytes=recorded.max_stdout_bytes,
         policy=policy,
-        sandbox_settings=recorded.sandbox,
+        sandbox_settings=_sandbox_settings(sandbox),
     )
     return _run_match(config, bots, out, "rematch", args.json)
+
+
+def _rematch_sandbox(recorded: SandboxConfig | None, asked: Any) -> SandboxConfig | None:
+    """The sandbox a rematch plays under: the recorded one, with ``--sandbox`` (``asked``, if
+    given) as its mechanism; a replay recorded without one is played under ``auto`` unless
+    ``none`` is asked for: bots are contained wherever they run."""
+    if asked == "none":
+        return None
+    if recorded is not None:
+        return recorded if asked is None else replace(recorded, mechanism=asked)
+    from arena.tournament.settings import PROTOCOL_DIR
+
+    if asked is None:
+        print(
+            "arena rematch: the replay was recorded without a sandbox; playing it under"
+            " --sandbox auto (--sandbox none plays it uncontained, as recorded)",
+            file=sys.stderr,
+        )
+    return SandboxConfig(mechanism=asked or "auto", read_only_paths=(PROTOCOL_DIR,))
 
 
 def _result_json(replay: Replay, path: Path | None, bundle: Path | None = None) -> dict[str, Any]:
@@ -935,7 +971,7 @@ def _resume(
     check its bots again: the opened tournament, its database and its out folder."""
     from arena.tournament.resume import stored_out_dir
     from arena.tournament.session import SessionError, open_existing, recheck_bots
-    from arena.tournament.settings import sandbox_from_dict
+    from arena.tournament.settings import run_outputs, sandbox_from_dict
     from arena.tournament.store import StoreError
 
     db = args.db or (args.out / "tournament.db" if args.out else None)
@@ -960,7 +996,9 @@ def _resume(
         # The stored sandbox is kept (the flags of this run are not used on a resume).
         stored = opened.settings.sandbox
         plan = _sandbox_plan(
-            None if stored is None else sandbox_from_dict(stored), "arena tournament"
+            None if stored is None else sandbox_from_dict(stored),
+            "arena tournament",
+            run_outputs(out_dir, db, args.events),
         )
         print("Checking the bots again (build and handshake) ...", flush=True)
         recheck_bots(opened, build_timeout_s=args.build_timeout, sandbox=plan)
@@ -980,7 +1018,7 @@ def _tournament(args: argparse.Namespace) -> int:
     from arena.tournament.runner import RunOptions, TournamentError
     from arena.tournament.session import SessionError, open_new
     from arena.tournament.session import run as run_session
-    from arena.tournament.settings import sandbox_from_dict
+    from arena.tournament.settings import run_outputs, sandbox_from_dict
     from arena.tournament.store import StoreError
 
     outputs = functools.partial(
@@ -1003,7 +1041,9 @@ def _tournament(args: argparse.Namespace) -> int:
         # The builds and handshakes before the first match run in this plan.
         stored = settings.sandbox
         plan = _sandbox_plan(
-            None if stored is None else sandbox_from_dict(stored), "arena tournament"
+            None if stored is None else sandbox_from_dict(stored),
+            "arena tournament",
+            run_outputs(out_dir, db, args.events),
         )
         print(f"Tournament seed {seed}: checking {len(args.bots)} bot argument(s) ...", flush=True)
         try:
@@ -1059,7 +1099,7 @@ def _tournament(args: argparse.Namespace) -> int:
 def _sprt(args: argparse.Namespace) -> int:
     from arena.tournament.entrants import EntrantError, prepare, scan
     from arena.tournament.ratings import elo_from_counts
-    from arena.tournament.settings import TournamentSettings, sandbox_to_dict
+    from arena.tournament.settings import TournamentSettings, run_outputs, sandbox_to_dict
     from arena.tournament.sprt import Sprt
     from arena.tournament.sprt_run import SprtRun
     from arena.tournament.store import EntrantRow, Store, StoreError
@@ -1080,7 +1120,7 @@ def _sprt(args: argparse.Namespace) -> int:
         raise UsageError("give exactly two bots: the candidate and the baseline")
     policy = msgspec.to_builtins(_policy(args))
     prepare_outputs(outputs[:3])  # an SPRT run writes no report
-    plan = _sandbox_plan(sandbox, "arena sprt")
+    plan = _sandbox_plan(sandbox, "arena sprt", run_outputs(out_dir, out_dir / "tournament.db"))
     settings = TournamentSettings(
         game=flags.game.name,
         rules=flags.game.rules_dict(flags.rules),

@@ -266,6 +266,8 @@ def test_ctrl_c_stops_the_match_and_every_bot(tmp_path: Path) -> None:
             "60000",
             "--replay",
             str(tmp_path / "r.json"),
+            "--sandbox",  # counts the bots' own processes (a sandbox adds its wrappers)
+            "none",
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

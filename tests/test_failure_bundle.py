@@ -326,9 +326,43 @@ def test_rematch_contains_the_bots_as_the_match_did(
 def test_an_unsandboxed_match_records_no_sandbox(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, replay_path = play(tmp_path, player(), player())
+    """``--sandbox none`` warns once that bots can read the seed, and records no sandbox."""
+    code, replay_path = play(tmp_path, player(), player(), "--sandbox", "none")
     assert code == 0
+    err = capsys.readouterr().err
+    assert err.count("warning: --sandbox none:") == 1
+    assert (
+        "arena play: warning: --sandbox none: bots run uncontained, as your user: they can read"
+        " other processes' command lines (the referee's holds the seed, which decides every"
+        " deal), signal your processes and read every file you can"
+    ) in err
     replay = read_replay(replay_path)
     assert replay.sandbox is None
     assert replay.max_stdout_bytes is None
     assert replay.workdir == os.getcwd()
+
+
+def test_a_rematch_of_an_unsandboxed_replay_is_sandboxed_unless_none_is_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A replay recorded without a sandbox is played again under --sandbox auto (and says so);
+    ``--sandbox none`` plays it uncontained, as recorded."""
+    code, replay_path = play(tmp_path, player(), player(), "--sandbox", "none")
+    assert code == 0
+    capsys.readouterr()
+    again = tmp_path / "again.json"
+    assert main(["rematch", str(replay_path), "--replay", str(again)]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "arena rematch: the replay was recorded without a sandbox; playing it under"
+        " --sandbox auto (--sandbox none plays it uncontained, as recorded)"
+    ) in err
+    assert "arena rematch: sandbox: " in err
+    sandboxed = read_replay(again)
+    assert sandboxed.sandbox is not None
+    assert sandboxed.sandbox["mechanism"] == "auto"
+    assert moves(sandboxed) == moves(read_replay(replay_path))
+    bare = tmp_path / "bare.json"
+    assert main(["rematch", str(replay_path), "--replay", str(bare), "--sandbox", "none"]) == 0
+    assert "warning: --sandbox none:" in capsys.readouterr().err
+    assert read_replay(bare).sandbox is None

@@ -42,21 +42,34 @@ import contextlib
 import ctypes
 import dataclasses
 import enum
-import errno
 import itertools
 import logging
 import math
 import os
 import resource
+import shlex
 import shutil
 import signal
 import stat
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+
+from arena.referee import sandbox_copy as copying
+from arena.referee.sandbox_paths import (
+    SANDBOX_PATH,
+    SYSTEM_DIRS,
+    in_hidden,
+    plan_view,
+    reachable_by,
+)
+from arena.referee.sandbox_paths import ancestors as _ancestors
+from arena.referee.sandbox_paths import inside as _inside
+from arena.referee.sandbox_paths import outermost as _outermost
+from arena.referee.sandbox_paths import readable_by as _readable_by
+from arena.referee.sandbox_paths import resolve_command as _resolve_command
 
 __all__ = [
     "NOBODY",
@@ -78,16 +91,14 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+#: Warnings about one bot (its paths), each logged once per referee process.
+bot_log = logging.getLogger(__name__ + ".bots")
+_warned: set[str] = set()
 
 MB = 1 << 20
 NOBODY = 65534
 """The uid and gid bots run as when the referee is root (Debian's ``nobody``/``nogroup``)."""
 
-SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-"""The ``PATH`` a sandboxed bot gets (after the bin directory of its interpreter, if any)."""
-
-#: Directories every bot sees read-only under bwrap (they hold interpreters and libraries).
-SYSTEM_DIRS = ("/usr", "/etc")
 #: Top-level names that are symlinks into /usr on merged-/usr systems, or real directories.
 MERGED_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: Name prefix of the cgroups created here: ``matador-arena.<referee pid>.<n>``.
@@ -98,6 +109,7 @@ VISIBLE_DIRS = (*SYSTEM_DIRS, *MERGED_DIRS, "/proc", "/dev")
 
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_PDEATHSIG = 1
+_PR_CAPBSET_DROP = 24
 _SHELL = "/bin/sh"
 
 #: Runs a probe command: (return code, or None if it could not run or timed out; its output).
@@ -254,6 +266,8 @@ class Capabilities:
         setpriv: The setpriv program (drops the uid inside bwrap), if present.
         cgroup: The usable cgroup hierarchy, if any.
         cgroup_problem: Why no cgroup (or only part of one) can be used.
+        mount: The mount program, when it mounts inside unshare's namespace here (as root:
+            the bots' view of the filesystem is then fixed up there, `sandbox_paths`).
     """
 
     euid: int
@@ -265,6 +279,7 @@ class Capabilities:
     setpriv: str | None
     cgroup: CgroupSupport | None
     cgroup_problem: str | None
+    mount: str | None = None
 
     def describe(self) -> str:
         """Lists each mechanism and whether it works, for people.
@@ -283,6 +298,9 @@ class Capabilities:
             )
         else:
             lines.append(f"unshare: unavailable: {self.unshare_problem}")
+        if self.unshare and self.euid == 0:
+            works = f"mounts in unshare's namespace ({self.mount})"
+            lines.append(f"mount: {works if self.mount else 'cannot mount in that namespace'}")
         lines.append(f"setpriv: {self.setpriv or 'not found (util-linux)'}")
         if self.cgroup:
             lines.append(f"cgroups: {self.cgroup.describe()}")
@@ -326,6 +344,7 @@ def detect_capabilities(
     true = shutil.which("true") or "/bin/true"
     bwrap, bwrap_version, bwrap_problem = _probe_bwrap(run, true, euid)
     unshare, unshare_problem = _probe_unshare(run, true, euid)
+    mount = _probe_mount(run, unshare, euid) if unshare is not None else None
     cgroup, cgroup_problem = _probe_cgroups(cgroup_parent)
     found = Capabilities(
         euid=euid,
@@ -337,6 +356,7 @@ def detect_capabilities(
         setpriv=shutil.which("setpriv"),
         cgroup=cgroup,
         cgroup_problem=cgroup_problem,
+        mount=mount,
     )
     _detected[cgroup_parent] = found
     return found
@@ -377,6 +397,22 @@ def _probe_unshare(run: ProbeRunner, true: str, euid: int) -> tuple[str | None, 
         why = output.strip().splitlines()[-1] if output.strip() else f"exit code {code}"
         return None, f"unshare cannot create PID and network namespaces here: {why}"
     return path, None
+
+
+def _probe_mount(run: ProbeRunner, unshare: str, euid: int) -> str | None:
+    """The mount program, if root can bind and mount a tmpfs inside unshare's namespace."""
+    mount, umount = shutil.which("mount"), shutil.which("umount")
+    if euid != 0 or mount is None or umount is None or not os.path.exists(_SHELL):
+        return None
+    # The namespace's propagation is private: the probe's mounts never reach the host.
+    where = shlex.quote(tempfile.gettempdir())
+    script = (
+        f"{mount} -t tmpfs -o size=4k matador-probe {where} && : > {where}/f"
+        f" && {mount} --bind /dev/null {where}/f"
+    )
+    argv = [unshare, *_unshare_args(allow_network=False, euid=euid, drop=None)]
+    code, _output = run([*argv, "--", _SHELL, "-c", script])
+    return mount if code == 0 else None
 
 
 def _unescape(text: str) -> str:
@@ -809,7 +845,8 @@ def plan_sandbox(
     elif cgroup is not None and caps.cgroup_problem and controllers != {"memory", "pids", "cpu"}:
         report.warnings.append(f"cgroup partly usable: {caps.cgroup_problem}")
     drop = _plan_user(config, caps, mechanism, report)
-    address_space = _report_limits(config, mechanism, controllers, report)
+    view = _has_view(mechanism, caps)
+    address_space = _report_limits(config, mechanism, controllers, report, view=view)
     plan = SandboxPlan(
         config=config,
         mechanism=mechanism,
@@ -840,7 +877,12 @@ def _choose_mechanism(config: SandboxConfig, caps: Capabilities, report: _Report
             raise SandboxError(f"sandbox mechanism {mechanism.value!r} was asked for but {problem}")
         return mechanism
     mechanism = next(m for m, (program, _problem) in available.items() if program is not None)
-    if mechanism is not Mechanism.BWRAP:
+    if mechanism is not Mechanism.BWRAP and _has_view(mechanism, caps):
+        report.warnings.append(
+            f"{caps.bwrap_problem}: no private filesystem view; bots can read every file that"
+            " their user may read (the run's output and other bots' folders are masked)"
+        )
+    elif mechanism is not Mechanism.BWRAP:
         report.warnings.append(
             f"{caps.bwrap_problem}: no private filesystem view; bots can read every file that"
             " their user may read, including other bots' folders and replays"
@@ -851,6 +893,16 @@ def _choose_mechanism(config: SandboxConfig, caps: Capabilities, report: _Report
             " and can signal processes of their own user"
         )
     return mechanism
+
+
+def _has_view(mechanism: Mechanism, caps: Capabilities) -> bool:
+    """Whether each bot's mount namespace is fixed up (unshare as root: `sandbox_paths`)."""
+    return (
+        mechanism is Mechanism.UNSHARE
+        and caps.euid == 0
+        and caps.mount is not None
+        and caps.setpriv is not None
+    )
 
 
 def _plan_user(
@@ -876,14 +928,19 @@ def _plan_user(
             "bots keep uid 0: files only root may read stay readable inside the view"
         )
     elif caps.euid == 0:
-        report.not_enforced.append("bots run as root (run_as_uid is None): nothing stops them")
+        report.not_enforced.append("bots run as root, as configured: nothing stops them")
     else:
         report.enforced.append(f"bots run as the referee's uid {caps.euid} (no_new_privs)")
     return drop
 
 
 def _report_limits(
-    config: SandboxConfig, mechanism: Mechanism, controllers: frozenset[str], report: _Report
+    config: SandboxConfig,
+    mechanism: Mechanism,
+    controllers: frozenset[str],
+    report: _Report,
+    *,
+    view: bool = False,
 ) -> int | None:
     """Reports processes, memory, CPU, files, network and environment; returns RLIMIT_AS (MB)."""
     enforced, not_enforced = report.enforced, report.not_enforced
@@ -942,7 +999,7 @@ def _report_limits(
             "memory of the whole tree (each process is capped on its own); OOM is not reported"
         )
     else:
-        not_enforced.append("memory (memory_mb is None)")
+        not_enforced.append("memory (no limit was set)")
     if address_space is not None:
         enforced.append(f"address space: {address_space} MB per process (RLIMIT_AS)")
 
@@ -966,7 +1023,7 @@ def _report_limits(
                 "CPU time of the whole tree (no cgroup accounting): each process has its own"
             )
     else:
-        not_enforced.append("CPU time (cpu_seconds is None)")
+        not_enforced.append("CPU time (no limit was set)")
 
     # -- files
     if config.file_size_mb is not None:
@@ -993,7 +1050,7 @@ def _report_limits(
         )
         if config.scratch == "disk":
             not_enforced.append(
-                "total size of the working directory (scratch='disk': only each file is capped)"
+                "total size of the working directory (it is on disk: only each file is capped)"
             )
         if config.hidden_paths:
             enforced.append(f"hidden even inside bound folders: {', '.join(config.hidden_paths)}")
@@ -1008,12 +1065,27 @@ def _report_limits(
             " bots running at the same time share that user"
         )
         not_enforced.append("total size of the working directory (only each file is capped)")
-        if config.hidden_paths:
-            report.warnings.append("hidden_paths need bwrap: they are not hidden")
+        if view:
+            enforced.append(
+                "files: in each bot's own mount namespace, folders closed to its user on the"
+                " way to what it needs (an interpreter in root's home, a venv in a private"
+                " folder) show only that, read-only"
+            )
+        if config.hidden_paths and view:
+            enforced.append(
+                "files: the run's output folder, database and replays and other bots' folders"
+                f" are masked in each bot's mount namespace: {', '.join(config.hidden_paths)}"
+            )
+        elif config.hidden_paths:
+            report.warnings.append(
+                "without bubblewrap (or unshare as root) the run's output and other bots'"
+                " folders cannot be hidden: bots can read them where file permissions allow"
+                " (install bubblewrap)"
+            )
 
     # -- network, IPC, environment
     if config.allow_network:
-        not_enforced.append("network: allowed (allow_network=True)")
+        not_enforced.append("network: allowed (--allow-network)")
     elif mechanism is Mechanism.RLIMITS:
         not_enforced.append("network: no network namespace, bots keep the host's network")
     else:
@@ -1301,47 +1373,6 @@ class _Cgroup:
         return gone
 
 
-def _inside(path: str, directory: str) -> bool:
-    return path == directory or path.startswith(directory.rstrip("/") + "/")
-
-
-def _readable_by(path: str, uid: int, gid: int) -> bool:
-    """Whether ``uid``/``gid`` (no supplementary groups) may read ``path`` (and list it)."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return False
-    need = 0o5 if stat.S_ISDIR(info.st_mode) else 0o4
-    if info.st_uid == uid:
-        bits = (info.st_mode >> 6) & 0o7
-    elif info.st_gid == gid:
-        bits = (info.st_mode >> 3) & 0o7
-    else:
-        bits = info.st_mode & 0o7
-    return bits & need == need
-
-
-def _reachable_by(path: str, uid: int, gid: int) -> str | None:
-    """Returns the first directory on the way to ``path`` that ``uid`` cannot enter, if any."""
-    parts = os.path.abspath(path).split("/")[1:-1]
-    current = ""
-    for part in parts:
-        current += "/" + part
-        try:
-            info = os.stat(current)
-        except OSError:
-            return current
-        if info.st_uid == uid:
-            bits = info.st_mode >> 6
-        elif info.st_gid == gid:
-            bits = info.st_mode >> 3
-        else:
-            bits = info.st_mode
-        if not bits & 0o1:
-            return current
-    return None
-
-
 class BotSandbox:
     """One bot's sandbox: its working directory, cgroup, wrapped command and environment.
 
@@ -1386,9 +1417,11 @@ class BotSandbox:
         self._final: ResourceUsage | None = None
         self._cpu_limit_hit = False
         self.fifo_dir: str | None = None
+        self._stash: str | None = None
+        self._view_script = ""
         self.box: str | None = None
         self.left_out: set[str] = set()
-        self._copied: dict[str, _Stamp] = {}
+        self._copied: dict[str, copying.Stamp] = {}
         config = plan.config
         bwrap = plan.mechanism is Mechanism.BWRAP
         source = os.environ if env is None else env
@@ -1396,9 +1429,10 @@ class BotSandbox:
         if build and folder is None:
             raise ValueError("a build's sandbox needs the bot's folder")
         self.folder = folder
-        bot_argv, read_only, path_dirs = _resolve_command(
-            argv, folder, source.get("PATH", os.defpath)
-        )
+        resolved = _resolve_command(argv, folder, source.get("PATH", os.defpath))
+        bot_argv, path_dirs = resolved.argv, resolved.path_dirs
+        self._refuse_hidden([*resolved.program, *resolved.named])
+        read_only = [*resolved.program, *resolved.arguments]
         read_only += [os.path.abspath(p) for p in config.read_only_paths if os.path.exists(p)]
         if folder is not None and build:
             # The folder is the build's writable copy, not a read-only view of the original.
@@ -1407,27 +1441,22 @@ class BotSandbox:
             read_only.insert(0, folder)
         self.bot_argv = bot_argv
         self.read_only = _outermost(read_only)
-        if plan.drop is not None:
-            self._check_readable(plan.drop)
-            if build and folder is not None and not _readable_by(folder, *plan.drop):
-                raise SandboxPathError(
-                    f"the sandbox runs builds as uid {plan.drop[0]}, which cannot read"
-                    f" {folder!r}: make it readable (chmod o+rX) or set run_as_uid to None"
-                )
+        self.warnings: list[str] = []
+        self.drop = self._choose_user([*read_only, *([folder] if build and folder else [])])
         self.workdir = tempfile.mkdtemp(prefix=_dir_prefix("bot"), dir=config.workdir_root)
         try:
             # 0711: bwrap (root without capabilities) must be able to enter it before the
             # bot's user is taken on; nobody else can list it.
             os.chmod(self.workdir, 0o711)
-            if plan.drop is not None:
-                os.chown(self.workdir, *plan.drop)
+            if self.drop is not None:
+                os.chown(self.workdir, *self.drop)
             if build:
                 assert folder is not None
                 self.box = tempfile.mkdtemp(prefix=_dir_prefix("build"), dir=config.workdir_root)
                 self._copy_in(folder, self.box)
                 if not bwrap:  # no mount namespace to put the copy in the folder's place
-                    bot_argv = [_moved(arg, folder, self.box) for arg in bot_argv]
-                    path_dirs = [_moved(path, folder, self.box) for path in path_dirs]
+                    bot_argv = [copying.moved(arg, folder, self.box) for arg in bot_argv]
+                    path_dirs = [copying.moved(path, folder, self.box) for path in path_dirs]
             elif self._wants_fifos():
                 # Only the referee's user may open these: the step that opens them inside the
                 # sandbox runs before the bot's user is taken on.
@@ -1436,6 +1465,7 @@ class BotSandbox:
                 os.mkfifo(os.path.join(self.fifo_dir, "stdout"), 0o600)
             if plan.cgroup is not None:
                 self._cgroup = _Cgroup(plan.cgroup, config)
+            self._view_script = self._make_view(read_only)
         except BaseException:
             self.close()
             raise
@@ -1455,8 +1485,11 @@ class BotSandbox:
         self.argv = self._wrap(bot_argv)
         procs = self._cgroup.procs_files if self._cgroup is not None else ()
         limits = tuple((r, s, h) for _n, r, s, h in plan.rlimits)
-        drop = plan.drop if plan.mechanism is Mechanism.RLIMITS else None
-        self._preexec = _make_preexec(procs, limits, drop)
+        drop = self.drop if plan.mechanism is Mechanism.RLIMITS else None
+        # Root kept without bwrap or a namespace's setpriv: its capabilities go in the child.
+        kept = plan.drop is not None and self.drop is None
+        keep_root = plan.mechanism is Mechanism.RLIMITS and kept
+        self._preexec = _make_preexec(procs, limits, drop, drop_caps=keep_root)
 
     def __repr__(self) -> str:
         return f"<BotSandbox {self.plan.mechanism.value} workdir={self.workdir!r}>"
@@ -1469,7 +1502,7 @@ class BotSandbox:
         plan = self.plan
         if plan.mechanism is Mechanism.RLIMITS or not os.path.exists(_SHELL):
             return False
-        return plan.drop is None or plan.capabilities.setpriv is not None
+        return self.drop is None or plan.capabilities.setpriv is not None
 
     @property
     def stdin_fifo(self) -> str | None:
@@ -1482,11 +1515,12 @@ class BotSandbox:
         return None if self.fifo_dir is None else os.path.join(self.fifo_dir, "stdout")
 
     def _inner(self, bot_argv: list[str]) -> list[str]:
-        """The command run inside the namespaces: open the FIFOs, drop the uid, run the bot."""
+        """The command run inside the namespaces: make the mount view, open the FIFOs, drop
+        the uid (or, for root kept, every capability), run the bot."""
         plan, caps = self.plan, self.plan.capabilities
         command = list(bot_argv)
-        if plan.drop is not None and caps.setpriv is not None:
-            uid, gid = plan.drop
+        if caps.setpriv is not None and self.drop is not None:
+            uid, gid = self.drop
             command = [
                 caps.setpriv,
                 f"--reuid={uid}",
@@ -1500,26 +1534,97 @@ class BotSandbox:
                 "--",
                 *command,
             ]
+        elif caps.setpriv and plan.drop is not None and plan.mechanism is Mechanism.UNSHARE:
+            # Root kept (the bots' user cannot read what this bot needs): no capabilities.
+            command = [caps.setpriv, "--inh-caps=-all", "--bounding-set=-all", "--", *command]
+        steps = [self._view_script] if self._view_script else []
         if self.stdout_fifo is not None and self.stdin_fifo is not None:
             # stdout first: the referee holds its read end already, so that open returns at
             # once; the stdin open then waits for the referee, which thereby knows both are
             # connected. exec leaves no shell behind.
-            script = 'exec >"$1" <"$2" && shift 2 && exec "$@"'
-            command = [_SHELL, "-c", script, "sh", self.stdout_fifo, self.stdin_fifo, *command]
+            steps.append('exec >"$1" <"$2" && shift 2 && exec "$@"')
+            fifos = [self.stdout_fifo, self.stdin_fifo]
+            return [_SHELL, "-c", "\n".join(steps), "sh", *fifos, *command]
+        if steps:
+            steps.append('exec "$@"')
+            return [_SHELL, "-c", "\n".join(steps), "sh", *command]
         return command
 
-    def _check_readable(self, drop: tuple[int, int]) -> None:
-        uid, gid = drop
-        bwrap = self.plan.mechanism is Mechanism.BWRAP
-        for path in self.read_only:
-            # Under bwrap the directories above a bound path are recreated world-readable.
-            blocked = None if bwrap else _reachable_by(path, uid, gid)
-            if blocked is not None or not _readable_by(path, uid, gid):
+    def _refuse_hidden(self, paths: Sequence[str]) -> None:
+        """Refuses a command that names a path the sandbox hides (the tournament's output, a
+        replay, another bot's folder): it is never shown to a bot, whatever its command says."""
+        hidden = [os.path.abspath(h) for h in self.plan.config.hidden_paths]
+        own = [self.folder] if self.folder is not None else []
+        for path in paths:
+            secret = in_hidden(path, hidden, own)
+            if secret is not None:
+                where = "" if secret == path else f", which is inside {secret!r}"
                 raise SandboxPathError(
-                    f"the sandbox runs bots as uid {uid}, which cannot read {path!r}"
-                    + (f" ({blocked!r} is closed to it)" if blocked else "")
-                    + ": make it readable (chmod o+rX) or set run_as_uid to None"
+                    f"it names {path!r}{where}: the sandbox never shows bots the output"
+                    " folder, database, replays or events of a run, nor another bot's folder;"
+                    " give the bot files from elsewhere, or write the run's outputs elsewhere"
+                    " (--out, --db, --events, --replay)"
                 )
+
+    def _view_fixes_paths(self) -> bool:
+        """Whether folders closed to the bots' user are opened in the bot's mount namespace."""
+        return _has_view(self.plan.mechanism, self.plan.capabilities)
+
+    def _choose_user(self, needed: Sequence[str]) -> tuple[int, int] | None:
+        """The (uid, gid) this bot runs as: the plan's, or root without capabilities when the
+        bots' user cannot read what it needs (one warning names the path and the fix)."""
+        plan = self.plan
+        if plan.drop is None:
+            return None
+        uid, gid = plan.drop
+        # bwrap recreates the folders above a bound path world-readable, and so does the
+        # unshare view (sandbox_paths); without either, a closed folder on the way blocks too.
+        ancestors_ok = plan.mechanism is Mechanism.BWRAP or self._view_fixes_paths()
+        blocked: list[tuple[str, str | None]] = []
+        for path in _outermost(needed):
+            closed = None if ancestors_ok else reachable_by(path, uid, gid)
+            if closed is not None or not _readable_by(path, uid, gid):
+                blocked.append((path, closed))
+        if not blocked:
+            return plan.drop
+        path, closed = blocked[0]
+        fix = f"chmod o+rX {shlex.quote(closed or path)}"
+        why = f"{closed!r} is closed to it" if closed else "it is not readable by others"
+        weaker = plan.mechanism is not Mechanism.UNSHARE or plan.capabilities.setpriv is not None
+        if not weaker:
+            raise SandboxPathError(
+                f"the sandbox runs bots as uid {uid}, which cannot read {path!r} ({why}):"
+                f" {fix}, install bubblewrap, or run without a sandbox (--sandbox none)"
+            )
+        # bubblewrap opens closed folders on the way (not an unreadable path itself).
+        fix += ", or install bubblewrap," if closed else ""
+        warning = (
+            f"uid {uid} cannot read {path!r} ({why}), so a bot that needs it runs as uid 0"
+            f" without capabilities (it can read files only root may read): {fix} to run it"
+            f" as uid {uid}"
+        )
+        self.warnings.append(warning)
+        if warning not in _warned:
+            _warned.add(warning)
+            bot_log.warning("%s", warning)
+        return None
+
+    def _make_view(self, needed: Sequence[str]) -> str:
+        """Under unshare as root: the mounts that show this bot what it needs and hide what
+        it must not see, in its own mount namespace (`arena.referee.sandbox_paths`)."""
+        caps = self.plan.capabilities
+        if self.plan.mechanism is not Mechanism.UNSHARE or caps.euid != 0 or caps.mount is None:
+            return ""
+        if self.drop is not None and caps.setpriv is None:
+            return ""  # unshare --setuid drops the uid before any step of ours could mount
+        hidden = [os.path.abspath(h) for h in self.plan.config.hidden_paths]
+        writable = [p for p in (self.workdir, self.fifo_dir, self.box) if p is not None]
+        view = plan_view(needed, writable, hidden, self.drop)
+        if not view:
+            return ""
+        self._stash = tempfile.mkdtemp(prefix=_dir_prefix("io"), dir=self.plan.config.workdir_root)
+        umount = os.path.join(os.path.dirname(caps.mount), "umount")
+        return view.script(self._stash, caps.mount, umount)
 
     def _wrap(self, bot_argv: list[str]) -> list[str]:
         plan, config = self.plan, self.plan.config
@@ -1527,7 +1632,7 @@ class BotSandbox:
         if plan.mechanism is Mechanism.UNSHARE:
             assert caps.unshare is not None
             # unshare's own --setuid only when setpriv is missing (then there are no FIFOs).
-            drop = plan.drop if caps.setpriv is None else None
+            drop = self.drop if caps.setpriv is None else None
             return [
                 caps.unshare,
                 *_unshare_args(allow_network=config.allow_network, euid=caps.euid, drop=drop),
@@ -1589,7 +1694,7 @@ class BotSandbox:
             # Root keeps every capability under bwrap unless told otherwise: keep only what
             # setpriv needs to become the bot's user, and let it drop the rest.
             args += ["--cap-drop", "ALL"]
-            if plan.drop is not None and caps.setpriv is not None:
+            if self.drop is not None and caps.setpriv is not None:
                 for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
                     args += ["--cap-add", cap]
         return [*args, "--", *self._inner(bot_argv)]
@@ -1669,11 +1774,11 @@ class BotSandbox:
     def _copy_in(self, folder: str, box: str) -> None:
         """Copies the folder into the build's box, owned by the bots' user, and notes what
         the box then holds (`commit` copies back only what the build changed)."""
-        drop = self.plan.drop
+        drop = self.drop
         try:
-            source = _open_dir(folder)
+            source = copying.open_dir(folder)
             try:
-                target = _open_dir(box)
+                target = copying.open_dir(box)
                 try:
                     self._copy_dir_in(source, target, "", drop)
                     mode = os.fstat(source).st_mode
@@ -1681,13 +1786,15 @@ class BotSandbox:
                     os.fchmod(target, (mode & 0o777) | 0o700)
                     if drop is not None:
                         os.fchown(target, *drop)
-                    self._copied = _stamps(target)
+                    self._copied = copying.stamps(target)
                 finally:
                     os.close(target)
             finally:
                 os.close(source)
         except OSError as exc:
-            raise SandboxError(f"cannot copy {folder!r} for its build: {_os_reason(exc)}") from exc
+            raise SandboxError(
+                f"cannot copy {folder!r} for its build: {copying.os_reason(exc)}"
+            ) from exc
 
     def _copy_dir_in(
         self, source: int, target: int, prefix: str, drop: tuple[int, int] | None
@@ -1697,18 +1804,20 @@ class BotSandbox:
             info = os.stat(name, dir_fd=source, follow_symlinks=False)
             kind = stat.S_IFMT(info.st_mode)
             readable = (
-                drop is None or kind == stat.S_IFLNK or _permits(info, *drop, dir_needs_x=True)
+                drop is None
+                or kind == stat.S_IFLNK
+                or copying.permits(info, *drop, dir_needs_x=True)
             )
-            if kind not in _COPIED_KINDS or not readable or self._hidden(path):
+            if kind not in copying.COPIED_KINDS or not readable or self._hidden(path):
                 self.left_out.add(path)
                 continue
             if kind != stat.S_IFDIR:
-                _copy_entry(source, target, name, info, drop)
+                copying.copy_entry(source, target, name, info, drop)
                 continue
-            sub_source = _open_dir(name, source)
+            sub_source = copying.open_dir(name, source)
             try:
                 os.mkdir(name, 0o700, dir_fd=target)
-                sub_target = _open_dir(name, target)
+                sub_target = copying.open_dir(name, target)
                 try:
                     self._copy_dir_in(sub_source, sub_target, path + "/", drop)
                     os.fchmod(sub_target, info.st_mode & 0o777)
@@ -1739,23 +1848,23 @@ class BotSandbox:
         try:
             info = os.stat(folder)
             owner = (info.st_uid, info.st_gid) if os.geteuid() == 0 else None
-            source = _open_dir(self.box)
+            source = copying.open_dir(self.box)
             try:
-                target = _open_dir(folder)
+                target = copying.open_dir(folder)
                 try:
                     seen: set[str] = set()
                     self._copy_dir_back(source, target, "", owner, seen)
                     # What the build removed, the deepest first (a folder only once empty).
                     gone = sorted(set(self._copied) - seen, key=lambda p: -p.count("/"))
                     for path in gone:
-                        _remove_entry(target, path)
+                        copying.remove_entry(target, path)
                 finally:
                     os.close(target)
             finally:
                 os.close(source)
         except OSError as exc:
             raise SandboxError(
-                f"cannot copy the build's results into {folder!r}: {_os_reason(exc)}"
+                f"cannot copy the build's results into {folder!r}: {copying.os_reason(exc)}"
             ) from exc
 
     def _copy_dir_back(
@@ -1772,22 +1881,22 @@ class BotSandbox:
                 continue  # not the build's to write (it was left out of its copy)
             info = os.stat(name, dir_fd=source, follow_symlinks=False)
             kind = stat.S_IFMT(info.st_mode)
-            if kind not in _COPIED_KINDS:
+            if kind not in copying.COPIED_KINDS:
                 continue
             seen.add(path)
             before = self._copied.get(path)
             if kind != stat.S_IFDIR:
                 # A folder that holds what was left out is not the build's to replace.
                 holds_left_out = any(_inside(out, path) for out in self.left_out)
-                if before != _stamp(info) and not holds_left_out:
-                    _copy_entry(source, target, name, info, owner)
+                if before != copying.stamp(info) and not holds_left_out:
+                    copying.copy_entry(source, target, name, info, owner)
                 continue
-            sub_source = _open_dir(name, source)
+            sub_source = copying.open_dir(name, source)
             try:
-                sub_target, created = _ensure_dir(target, name)
+                sub_target, created = copying.ensure_dir(target, name)
                 try:
                     self._copy_dir_back(sub_source, sub_target, path + "/", owner, seen)
-                    if created or before != _stamp(info):
+                    if created or before != copying.stamp(info):
                         os.fchmod(sub_target, info.st_mode & 0o777)
                     if created and owner is not None:
                         os.fchown(sub_target, *owner)
@@ -1815,175 +1924,17 @@ class BotSandbox:
                 )
         if self._final is None:
             self._final = self.usage()
-        _remove_tree(self.workdir)
-        if self.fifo_dir is not None:
-            shutil.rmtree(self.fifo_dir, ignore_errors=True)
+        copying.remove_tree(self.workdir)
+        for private in (self.fifo_dir, self._stash):
+            if private is not None:
+                shutil.rmtree(private, ignore_errors=True)
         if self.box is not None:
-            _remove_tree(self.box)
+            copying.remove_tree(self.box)
 
 
 def _dir_prefix(kind: str) -> str:
     """``matador-<kind>.<referee pid>.``: the pid lets a later referee remove leftovers."""
     return f"matador-{kind}.{os.getpid()}."
-
-
-# -- copying a build's folder ---------------------------------------------------------------------
-
-#: What is compared to tell whether a build changed an entry: (mode, size, mtime in ns);
-#: for a folder only its mode.
-_Stamp = tuple[int, int, int]
-#: The kinds of entry a build's folder is made of; others (FIFOs, sockets, devices) are left.
-_COPIED_KINDS = (stat.S_IFREG, stat.S_IFDIR, stat.S_IFLNK)
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_COPY_CHUNK = 1 << 20
-_TEMP_PREFIX = ".matador-copy."
-
-
-def _os_reason(exc: OSError) -> str:
-    reason = exc.strerror or str(exc)
-    return f"{reason}: {exc.filename!r}" if exc.filename is not None else reason
-
-
-def _open_dir(name: str, dir_fd: int | None = None) -> int:
-    """Opens a directory without following a symlink (ELOOP or ENOTDIR if it is not one)."""
-    return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
-
-
-def _stamp(info: os.stat_result) -> _Stamp:
-    if stat.S_ISDIR(info.st_mode):
-        return (info.st_mode, 0, 0)
-    return (info.st_mode, info.st_size, info.st_mtime_ns)
-
-
-def _stamps(directory: int, prefix: str = "") -> dict[str, _Stamp]:
-    """The stamp of every entry below an open directory, by path relative to it."""
-    found: dict[str, _Stamp] = {}
-    for name in os.listdir(directory):
-        info = os.stat(name, dir_fd=directory, follow_symlinks=False)
-        found[prefix + name] = _stamp(info)
-        if stat.S_ISDIR(info.st_mode):
-            sub = _open_dir(name, directory)
-            try:
-                found.update(_stamps(sub, prefix + name + "/"))
-            finally:
-                os.close(sub)
-    return found
-
-
-def _permits(info: os.stat_result, uid: int, gid: int, *, dir_needs_x: bool) -> bool:
-    """Whether ``uid``/``gid`` (no supplementary groups) may read what ``info`` describes."""
-    need = 0o5 if dir_needs_x and stat.S_ISDIR(info.st_mode) else 0o4
-    if info.st_uid == uid:
-        bits = (info.st_mode >> 6) & 0o7
-    elif info.st_gid == gid:
-        bits = (info.st_mode >> 3) & 0o7
-    else:
-        bits = info.st_mode & 0o7
-    return bits & need == need
-
-
-def _copy_entry(
-    source: int, target: int, name: str, info: os.stat_result, owner: tuple[int, int] | None
-) -> None:
-    """Copies a file or a symlink from one open directory to another, replacing what the
-    target has under that name (a folder there is removed). The copy is made under a
-    temporary name and renamed into place; no symlink is followed on either side."""
-    temp = f"{_TEMP_PREFIX}{os.getpid()}.{next(_counter)}"
-    try:
-        if stat.S_ISLNK(info.st_mode):
-            os.symlink(os.readlink(name, dir_fd=source), temp, dir_fd=target)
-            if owner is not None:
-                os.chown(temp, *owner, dir_fd=target, follow_symlinks=False)
-        else:
-            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-            reader = os.open(name, flags, dir_fd=source)
-            try:
-                if not stat.S_ISREG(os.fstat(reader).st_mode):
-                    return  # replaced by something else since it was listed
-                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-                writer = os.open(temp, flags, 0o600, dir_fd=target)
-                try:
-                    while chunk := os.read(reader, _COPY_CHUNK):
-                        view = memoryview(chunk)
-                        while view:
-                            view = view[os.write(writer, view) :]
-                    os.fchmod(writer, info.st_mode & 0o777)  # never setuid, setgid or sticky
-                    if owner is not None:
-                        os.fchown(writer, *owner)
-                    os.utime(writer, ns=(info.st_atime_ns, info.st_mtime_ns))
-                finally:
-                    os.close(writer)
-            finally:
-                os.close(reader)
-        with contextlib.suppress(FileNotFoundError):
-            if stat.S_ISDIR(os.stat(name, dir_fd=target, follow_symlinks=False).st_mode):
-                shutil.rmtree(name, dir_fd=target)
-        os.rename(temp, name, src_dir_fd=target, dst_dir_fd=target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=target)
-        raise
-
-
-def _ensure_dir(parent: int, name: str) -> tuple[int, bool]:
-    """Opens the folder ``name`` of an open directory, making it (in place of a file or a
-    symlink there) if needed; returns its descriptor and whether it was made."""
-    try:
-        return _open_dir(name, parent), False
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
-            raise
-        os.unlink(name, dir_fd=parent)
-    os.mkdir(name, 0o700, dir_fd=parent)
-    return _open_dir(name, parent), True
-
-
-def _remove_entry(root: int, path: str) -> None:
-    """Removes ``path`` (relative to an open directory) if it is there: a file or a symlink,
-    or a folder once it is empty. Nothing is followed through a symlink."""
-    *parents, name = path.split("/")
-    fds: list[int] = []
-    try:
-        current = root
-        for part in parents:
-            try:
-                current = _open_dir(part, current)
-            except OSError:
-                return  # already gone, or no longer a folder
-            fds.append(current)
-        try:
-            info = os.stat(name, dir_fd=current, follow_symlinks=False)
-        except FileNotFoundError:
-            return
-        if stat.S_ISDIR(info.st_mode):
-            with contextlib.suppress(OSError):  # not empty: it holds what was left out
-                os.rmdir(name, dir_fd=current)
-        else:
-            os.unlink(name, dir_fd=current)
-    finally:
-        for fd in fds:
-            os.close(fd)
-
-
-def _moved(path: str, folder: str, box: str) -> str:
-    """``path`` with ``folder`` replaced by ``box`` when it is inside ``folder``."""
-    if not _inside(path, folder):
-        return path
-    return os.path.normpath(os.path.join(box, os.path.relpath(path, folder)))
-
-
-def _remove_tree(path: str) -> None:
-    """Removes a directory tree, also when its owner made folders of it read-only."""
-    shutil.rmtree(path, ignore_errors=True)
-    if not os.path.lexists(path):
-        return
-    for directory, _dirs, _files in os.walk(path):
-        if not os.path.islink(directory):
-            with contextlib.suppress(OSError):
-                os.chmod(directory, 0o700)
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def _remove_stale_dirs(root: str | None) -> None:
@@ -2001,86 +1952,12 @@ def _remove_stale_dirs(root: str | None) -> None:
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)
 
 
-def _ancestors(path: str) -> list[str]:
-    parts = path.split("/")[1:-1]
-    return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
-
-
-def _outermost(paths: Sequence[str]) -> list[str]:
-    """Drops duplicates and paths inside another path of the list, keeping the order."""
-    unique = list(dict.fromkeys(paths))
-    return [p for p in unique if not any(p != q and _inside(p, q) for q in unique)]
-
-
-def _program_prefixes(program: str) -> list[str]:
-    """The installation directory of an interpreter in ``.../bin/`` (as given and resolved)."""
-    found = []
-    for path in dict.fromkeys([os.path.abspath(program), os.path.realpath(program)]):
-        directory = os.path.dirname(path)
-        if os.path.basename(directory) == "bin":
-            prefix = os.path.dirname(directory)
-            if prefix not in ("/", "/usr", "/usr/local") and not any(
-                _inside(prefix, d) for d in SYSTEM_DIRS
-            ):
-                found.append(prefix)
-    return found
-
-
-def _resolve_command(
-    argv: Sequence[str], folder: str | None, referee_path: str
-) -> tuple[list[str], list[str], list[str]]:
-    """Makes the command's paths absolute and lists what the bot needs to read.
-
-    Returns:
-        (argv, read-only paths, directories to put in front of PATH).
-    """
-    base = folder if folder is not None else os.getcwd()
-    new = list(argv)
-    read_only: list[str] = []
-    path_dirs: list[str] = []
-    program = argv[0]
-    if program in ("python3", "python"):
-        # A bare python is the interpreter running the arena, as outside the sandbox (where the
-        # referee's PATH finds it): bots get the packages installed with it, such as msgspec
-        # and the arena's protocol package, rather than a bare system Python.
-        new[0] = sys.executable
-        read_only += [new[0], *_program_prefixes(new[0])]
-        path_dirs.append(os.path.dirname(new[0]))
-    elif "/" not in program:
-        # The sandbox's PATH holds the system directories; a program only on the referee's
-        # PATH is taken from there and its installation directory is made visible.
-        if shutil.which(program, path=SANDBOX_PATH) is None:
-            found = shutil.which(program, path=referee_path)
-            if found is not None:
-                new[0] = os.path.abspath(found)
-                read_only += [new[0], *_program_prefixes(new[0])]
-                path_dirs.append(os.path.dirname(new[0]))
-    else:
-        new[0] = os.path.normpath(os.path.join(base, program))
-        if folder is None or _inside(new[0], folder):
-            read_only.append(new[0])
-        prefixes = _program_prefixes(new[0])
-        read_only += prefixes
-        if prefixes:
-            path_dirs.append(os.path.dirname(new[0]))
-    for index, arg in enumerate(argv[1:], start=1):
-        if not arg or arg.startswith("-"):
-            continue
-        candidate = os.path.normpath(os.path.join(base, arg))
-        if not os.path.exists(candidate):
-            continue
-        new[index] = candidate
-        # A folder bot's command may only open what is in its folder (its manifest is the
-        # bot author's, not the organiser's); a command-line bot's may name any path.
-        if folder is None or _inside(candidate, folder):
-            read_only.append(candidate)
-    return new, read_only, path_dirs
-
-
 def _make_preexec(
     procs_files: tuple[str, ...],
     limits: tuple[tuple[int, int, int], ...],
     drop: tuple[int, int] | None,
+    *,
+    drop_caps: bool = False,
 ) -> Callable[[], None]:
     prctl = _prctl
 
@@ -2097,6 +1974,12 @@ def _make_preexec(
             resource.setrlimit(which, (soft, hard))
         if prctl is not None:
             prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        if drop_caps and prctl is not None:
+            # Root's capabilities after exec come from the bounding set (its inheritable set
+            # is empty): emptied, the bot keeps uid 0 and nothing else.
+            for cap in range(64):
+                if prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                    break  # past the last capability this kernel knows
         if drop is not None:
             os.setgroups([])
             os.setgid(drop[1])

@@ -27,7 +27,7 @@ from arena.tournament.jobs import Job, JobBot, JobDone
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.pool import open_worker_pool
 from arena.tournament.schedule import BYE_POINTS, Table, build_schedule, swiss_tables
-from arena.tournament.settings import TournamentSettings, job_sandbox
+from arena.tournament.settings import TournamentSettings, job_sandbox, run_outputs
 from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import AsyncStore, EntrantRow, MatchRow, Store, TableRow
 from arena.tournament.store_file import disk_full, disk_guard
@@ -133,7 +133,10 @@ class TournamentRun:
         self.replays = options.out_dir / "replays"
         # Bots must not see the results, the replays or the other entrants' folders.
         self.sandbox = job_sandbox(
-            settings.sandbox, options.out_dir, (e.cwd for e in self.entrants.values())
+            settings.sandbox,
+            options.out_dir,
+            (e.cwd for e in self.entrants.values()),
+            run_outputs(options.out_dir, store.path, options.events),
         )
         self.logs = options.out_dir / "logs"
 

@@ -50,16 +50,33 @@ def sandbox_from_dict(raw: dict[str, Any]) -> SandboxConfig:
         raise ValueError(str(error)) from None
 
 
+def run_outputs(
+    out_dir: Path | None, db: Path | None = None, events: Path | None = None
+) -> list[str]:
+    """What a run writes and bots must never see, whatever their commands name: the output
+    folder (replays, report, logs), the database with its ``-wal``, ``-shm`` and ``-journal``
+    files, and the events file (absolute paths; those that do not exist are skipped when
+    masked)."""
+    paths = [out_dir, events]
+    if db is not None:
+        paths += [db, *(db.with_name(db.name + end) for end in ("-wal", "-shm", "-journal"))]
+    return [os.path.abspath(p) for p in paths if p is not None]
+
+
 def job_sandbox(
-    sandbox: dict[str, Any] | None, out_dir: Path, folders: Iterable[str | None]
+    sandbox: dict[str, Any] | None,
+    out_dir: Path,
+    folders: Iterable[str | None],
+    outputs: Iterable[str] = (),
 ) -> dict[str, Any] | None:
     """The sandbox of a tournament's matches: its settings, with the tournament's output folder
-    and every entrant's folder hidden from bots (a bot's own folder stays visible: the sandbox
-    never hides a path that holds what the bot needs)."""
+    (and the other ``outputs``, `run_outputs`) and every entrant's folder hidden from bots (a
+    bot's own folder stays visible: the sandbox never hides a path that holds what the bot
+    needs)."""
     if sandbox is None:
         return None
     config = sandbox_from_dict(sandbox)
-    hidden = {*config.hidden_paths, os.path.abspath(out_dir)}
+    hidden = {*config.hidden_paths, os.path.abspath(out_dir), *outputs}
     hidden.update(os.path.abspath(f) for f in folders if f)
     return sandbox_to_dict(dataclasses.replace(config, hidden_paths=tuple(sorted(hidden))))
 

@@ -19,7 +19,7 @@ from arena.tournament.jobs import Job, JobDone
 from arena.tournament.pool import open_worker_pool
 from arena.tournament.ratings_view import seat_ranks
 from arena.tournament.runner import make_job
-from arena.tournament.settings import TournamentSettings, job_sandbox
+from arena.tournament.settings import TournamentSettings, job_sandbox, run_outputs
 from arena.tournament.sprt import Sprt
 from arena.tournament.store import AsyncStore, EntrantRow, MatchRow, Store, TableRow
 
@@ -57,6 +57,7 @@ class SprtRun:
     ) -> None:
         self.settings = settings
         self.store = AsyncStore(store)
+        self.db_path = store.path
         self.a = candidate
         self.b = baseline
         self.sprt = sprt
@@ -78,7 +79,9 @@ class SprtRun:
     def _jobs(self) -> Iterator[Job]:
         replays = self.out_dir / "replays"
         replays.mkdir(parents=True, exist_ok=True)
-        sandbox = job_sandbox(self.settings.sandbox, self.out_dir, (self.a.cwd, self.b.cwd))
+        outputs = run_outputs(self.out_dir, self.db_path)
+        folders = (self.a.cwd, self.b.cwd)
+        sandbox = job_sandbox(self.settings.sandbox, self.out_dir, folders, outputs)
         while self.sprt.status == "continue" and self.pairs_started < self.max_pairs:
             pair = self.pairs_started
             self.pairs_started += 1

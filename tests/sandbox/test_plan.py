@@ -17,7 +17,6 @@ from arena.referee.sandbox import (
     ResourceUsage,
     SandboxConfig,
     SandboxError,
-    SandboxPathError,
     classify_outcome,
     plan_sandbox,
 )
@@ -229,12 +228,26 @@ def test_environment_is_minimal_with_an_allow_list() -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the uid drop applies only when the referee is root")
-def test_a_folder_the_bots_user_cannot_read_is_a_clear_error(tmp_path: Path) -> None:
-    """A bot folder closed to uid 65534 is refused before the spawn, with the fix in the message."""
+def test_a_folder_the_bots_user_cannot_read_keeps_root_without_capabilities(
+    tmp_path: Path,
+) -> None:
+    """A bot folder closed to uid 65534 is not refused: the bot keeps uid 0 with every
+    capability dropped, and one warning names the folder and the command that fixes it."""
     bot = folder(tmp_path / "bot")
     bot.chmod(0o700)
-    with pytest.raises(SandboxPathError, match=r"cannot read .*\(chmod o\+rX\)"):
-        plan_sandbox(SandboxConfig(), BWRAP).prepare(["true"], cwd=str(bot))
+    box = plan_sandbox(SandboxConfig(), BWRAP).prepare(["true"], cwd=str(bot))
+    try:
+        assert box.drop is None
+        assert box.warnings == [
+            f"uid 65534 cannot read {str(bot)!r} (it is not readable by others), so a bot"
+            " that needs it runs as uid 0 without capabilities (it can read files only root"
+            f" may read): chmod o+rX {bot} to run it as uid 65534"
+        ]
+        assert "--cap-drop" in box.argv
+        assert "--cap-add" not in box.argv
+        assert "--reuid=65534" not in box.argv
+    finally:
+        box.close()
 
 
 # -- outcomes -------------------------------------------------------------------------------------
