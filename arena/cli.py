@@ -683,7 +683,6 @@ def _rematch(args: argparse.Namespace) -> int:
             sandbox = sandbox_from_dict(recorded.sandbox)
         except (TypeError, ValueError) as error:
             raise UsageError(f"{name}: the recorded sandbox is invalid: {error}") from None
-    sandbox = _rematch_sandbox(sandbox, args.sandbox)
     seed = recorded.seed
     out: Path = args.out or Path("replays", f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}.json")
     out = out.absolute()
@@ -705,6 +704,7 @@ def _rematch(args: argparse.Namespace) -> int:
         if spec.cwd is None:
             _check_bot_command(spec.command)
     _check_replay_path(out)
+    sandbox = _rematch_sandbox(sandbox, args.sandbox)  # after the checks: it may say so
     config = MatchConfig(
         game=game,
         rules=rules,
