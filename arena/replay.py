@@ -7,6 +7,7 @@ crash never leaves a half file that looks whole.
 
 from __future__ import annotations
 
+import codecs
 import enum
 import os
 import tempfile
@@ -269,6 +270,8 @@ def read_replay(path: str | os.PathLike[str]) -> Replay:
 
 def decode_replay(data: bytes, name: str = "<replay>") -> Replay:
     """Decode replay bytes, refusing an unknown format version with a clear message."""
+    if data.startswith(codecs.BOM_UTF8):  # an editor's byte order mark is not the replay's
+        data = data[len(codecs.BOM_UTF8) :]
     try:
         header = msgspec.json.decode(data, type=dict[str, Any])
     except msgspec.DecodeError as error:

@@ -43,6 +43,7 @@ from arena.referee.sandbox import (
     SandboxError,
     SandboxPlan,
 )
+from arena.text import printable
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.messages import (
     MAX_NAME_CHARS,
@@ -71,6 +72,7 @@ __all__ = [
     "handshake_hello",
     "prepare",
     "scan",
+    "too_few_text",
 ]
 
 MANIFEST = "bot.toml"
@@ -458,7 +460,9 @@ def _read_manifest(path: str) -> tuple[dict[str, str], list[str]]:
     except OSError as exc:
         return {}, [f"{path}: cannot read: {exc.strerror or exc}"]
     try:
-        text = data.decode("utf-8")
+        # utf-8-sig: editors on Windows start UTF-8 files with a byte order mark; TOML allows
+        # none, but it is no mistake of the author's, so it is read past.
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return {}, [f"{path}: not UTF-8 text (byte {exc.start})"]
     try:
@@ -505,6 +509,27 @@ def _toml_type(value: object) -> str:
         if isinstance(value, kind):
             return description
     return "a date or time"
+
+
+def too_few_text(given: int, kept: int, players: int) -> str | None:
+    """Why ``given`` bots, of which ``kept`` passed their build and handshake, cannot fill a
+    ``players``-player table; ``None`` when they can.
+
+    Args:
+        given: How many bots the arguments named (after discovery).
+        kept: How many of them passed `prepare` (``given`` when not prepared yet).
+        players: The table size (``--players``).
+    """
+    table = f"a {players}-player table needs at least {players} bots"
+    if given < players:
+        return f"{table} (--players {players}), but {given} {_were(given)} given"
+    if kept < players:
+        return f"only {kept} of the {given} bots passed their build and handshake; {table}"
+    return None
+
+
+def _were(count: int) -> str:
+    return "was" if count == 1 else "were"
 
 
 # -- preparation --------------------------------------------------------------------------------
@@ -676,7 +701,9 @@ def _sandbox_note(plan: SandboxPlan, *, build: bool) -> str:
 
 
 def _with_output(reason: str, output: str) -> str:
-    lines = output.rstrip()[-REASON_TAIL_CHARS:].splitlines()[-REASON_TAIL_LINES:]
+    # The output is the bot's: escaped here, so no terminal that shows the reason obeys it.
+    tail = output.rstrip()[-REASON_TAIL_CHARS:].splitlines()[-REASON_TAIL_LINES:]
+    lines = [printable(line) for line in tail]
     if not lines:
         return f"{reason}; it printed nothing"
     return f"{reason}; its output ends with:\n" + "\n".join(lines)

@@ -10,7 +10,7 @@ from pathlib import Path
 import trio
 
 from arena.referee.sandbox import SandboxPlan
-from arena.tournament.entrants import Entrant, Excluded, prepare, scan
+from arena.tournament.entrants import Entrant, Excluded, prepare, scan, too_few_text
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.runner import RunOptions, TournamentRun, initial_tables
 from arena.tournament.settings import TournamentSettings
@@ -50,6 +50,10 @@ def open_new(
         SessionError: too few bots left, or a database that already holds a tournament.
     """
     found = scan(bots)
+    given = len(found.entrants)
+    too_few = too_few_text(given, given, settings.players)
+    if too_few is not None:  # no build or handshake can help
+        raise SessionError(too_few)
     kept, excluded = trio.run(
         lambda: prepare(
             found.entrants,
@@ -58,11 +62,9 @@ def open_new(
             sandbox=sandbox,
         )
     )
-    if len(kept) < settings.players:
-        raise SessionError(
-            f"only {len(kept)} bot(s) passed their build and handshake; a table needs "
-            f"{settings.players}" + _excluded_text(excluded)
-        )
+    too_few = too_few_text(given, len(kept), settings.players)
+    if too_few is not None:
+        raise SessionError(too_few + _excluded_text(excluded))
     rows = _entrant_rows(found.entrants, excluded)
     ids = [r.id for r in rows if r.excluded is None]
     try:

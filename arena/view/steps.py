@@ -24,6 +24,7 @@ from arena.games.registry import get_game
 from arena.games.tiles import Tile, tile_str
 from arena.replay import Action, Failure, Replay, Status
 from arena.replay_walk import ReplayMismatch, WalkKind, walk_replay
+from arena.text import printable as printable  # re-exported: the viewers import it from here
 
 #: A replay whose events do not re-run through the engine.
 StepsError = ReplayMismatch
@@ -224,14 +225,6 @@ def board_of(match: Match) -> Board:
 
 
 # -- words -------------------------------------------------------------------------------------
-
-
-def printable(text: str) -> str:
-    """``text`` with every control or unprintable character escaped (bots write names and
-    notes; none of it may drive a terminal)."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
 
 
 def seat_label(replay: Replay, seat: int) -> str:
