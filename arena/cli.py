@@ -35,6 +35,7 @@ from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
 from arena.referee.process import BotCommandError, parse_command
 from arena.referee.sandbox import SandboxConfig, SandboxError, SandboxPlan, plan_sandbox
 from arena.replay import Replay, ReplayError, Status, read_replay, write_replay
+from arena.text import printable, printable_block, shell_line
 
 if TYPE_CHECKING:
     from arena.tournament.html_report import ReportResult
@@ -715,7 +716,7 @@ def _result_text(replay: Replay, path: Path | None, bundle: Path | None = None) 
         if outcome is None:
             lines.append(f"hand {hand.hand_number}: stopped (forfeit)")
             continue
-        who = ", ".join(replay.seats[w].name for w in outcome.winners)
+        who = ", ".join(printable(replay.seats[w].name) for w in outcome.winners)
         lines.append(
             f"hand {hand.hand_number}: {outcome.kind}, won by {who}, "
             f"award {outcome.award}, scores {outcome.scores}"
@@ -723,21 +724,26 @@ def _result_text(replay: Replay, path: Path | None, bundle: Path | None = None) 
     result = replay.result
     lines.append("")
     for seat in replay.seats:
-        status = "" if seat.status is Status.OK else f"  [{seat.status.value}: {seat.detail}]"
+        detail = printable(seat.detail)
+        status = "" if seat.status is Status.OK else f"  [{seat.status.value}: {detail}]"
         if seat.strikes or seat.restarts:
             strikes = f"{seat.strikes} strike" + ("" if seat.strikes == 1 else "s")
             restarts = f"{seat.restarts} restart" + ("" if seat.restarts == 1 else "s")
             status += f"  ({strikes}, {restarts})"
         lines.append(
-            f"  seat {seat.seat} {seat.name:<16} {result.scores[seat.seat]:>4} points{status}"
+            f"  seat {seat.seat} {printable(seat.name):<16} {result.scores[seat.seat]:>4} points"
+            + status
         )
     if result.winner is None:
         lines.append(f"Result: a draw ({result.reason}).")
     else:
         winner = replay.seats[result.winner]
-        lines.append(f"Result: seat {winner.seat} ({winner.name}) wins ({result.reason}).")
+        lines.append(
+            f"Result: seat {winner.seat} ({printable(winner.name)}) wins ({result.reason})."
+        )
     if path is not None:
-        lines.append(f"Replay: {path}  (arena view {path}; arena verify {path})")
+        view, verify = shell_line("arena", "view", path), shell_line("arena", "verify", path)
+        lines.append(f"Replay: {printable(str(path))}  ({view}; {verify})")
     else:
         lines.append("Replay: not written (see the error above)")
     if bundle is not None:
@@ -929,7 +935,8 @@ def _tournament(args: argparse.Namespace) -> int:
         for line in opened.skipped:
             print(f"  skipped {line}")
         for excluded in opened.excluded:
-            print(f"  left out {excluded.entrant.name}: {excluded.stage}: {excluded.reason}")
+            reason = printable_block(excluded.reason)
+            print(f"  left out {excluded.entrant.name}: {excluded.stage}: {reason}")
     options = RunOptions(
         out_dir=out_dir, concurrency=args.concurrency, workers=args.workers, events=args.events
     )
@@ -941,8 +948,8 @@ def _tournament(args: argparse.Namespace) -> int:
         total = len(opened.store.tables())
         print(
             f"\nInterrupted: every running match was stopped and its bots ended; {done} of "
-            f"{total} matches are recorded in {db}.\nResume with: arena tournament --resume "
-            f"--db {db}",
+            f"{total} matches are recorded in {db}.\nResume with: "
+            + shell_line("arena", "tournament", "--resume", "--db", db),
             file=sys.stderr,
         )
         return 130
@@ -963,7 +970,7 @@ def _sprt(args: argparse.Namespace) -> int:
     from arena.tournament.ratings import elo_from_counts
     from arena.tournament.settings import TournamentSettings, sandbox_to_dict
     from arena.tournament.sprt import Sprt
-    from arena.tournament.sprt_run import SprtRun
+    from arena.tournament.sprt_run import SprtRun, sprt_discarded_text
     from arena.tournament.store import EntrantRow, Store
 
     flags = _match_flags(args)
@@ -999,7 +1006,9 @@ def _sprt(args: argparse.Namespace) -> int:
         )
     )
     if excluded:
-        reasons = "; ".join(f"{x.entrant.name}: {x.stage}: {x.reason}" for x in excluded)
+        reasons = "; ".join(
+            f"{x.entrant.name}: {x.stage}: {printable_block(x.reason)}" for x in excluded
+        )
         raise UsageError(f"both bots must pass their build and handshake: {reasons}")
     rows = [
         EntrantRow(i + 1, e.name, e.command, e.cwd, e.language, None) for i, e in enumerate(kept)
@@ -1041,6 +1050,9 @@ def _sprt(args: argparse.Namespace) -> int:
         f"{outcome.pairs} pairs ({outcome.games} games); pair scores 0/0.5/1/1.5/2: "
         f"{list(outcome.counts)}; Elo {elo}"
     )
+    discarded = sprt_discarded_text(outcome)
+    if discarded:
+        print(discarded)
     print(f"database: {out_dir / 'tournament.db'}   replays: {out_dir / 'replays'}")
     return EXIT_OK
 
@@ -1097,7 +1109,7 @@ def _write_report(store: Store, out: Path, command: str) -> ReportResult | None:
     except OSError as error:
         print(
             f"{command}: cannot write the report {str(out)!r}: {error.strerror or error} "
-            f"(arena report --db {store.path} -o FILE writes it elsewhere)",
+            f"({shell_line('arena', 'report', '--db', store.path, '-o')} FILE writes it elsewhere)",
             file=sys.stderr,
         )
         return None

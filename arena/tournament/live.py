@@ -24,7 +24,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
+from arena.text import printable
 from arena.tournament.jobs import SeatSummary
 from arena.tournament.standings import BotStanding, Standings
 from arena.tournament.store import MatchRow
@@ -85,7 +87,7 @@ def standings_table(standings: Standings, limit: int | None = None, title: str =
     for place, bot in enumerate(standings.bots[:limit], start=1):
         table.add_row(
             str(place),
-            bot.name,
+            name_cell(bot.name),
             f"{bot.points:g}",
             f"{bot.wins}-{bot.draws}-{bot.losses}",
             str(bot.matches),
@@ -95,6 +97,12 @@ def standings_table(standings: Standings, limit: int | None = None, title: str =
             _ms(bot.p95_ms),
         )
     return table
+
+
+def name_cell(name: str) -> Text:
+    """A bot's name for a rich table: escaped (`printable`) and never read as rich markup (a
+    name a bot chose may hold ``[bold]`` or an escape sequence)."""
+    return Text(printable(name))
 
 
 def failures_cell(bot: BotStanding) -> str:
@@ -175,7 +183,8 @@ class PlainReporter:
         names = {b.entrant: b.name for b in standings.bots}
         order = sorted(summary.seats, key=lambda s: (s.rank, s.seat))
         who = ", ".join(
-            f"{names.get(row.table.seats[s.seat], s.name)} {s.score}" + _seat_note(s) for s in order
+            f"{printable(names.get(row.table.seats[s.seat], s.name))} {s.score}" + _seat_note(s)
+            for s in order
         )
         print(
             f"[{progress.done}/{progress.total}] table {row.table.idx}: {who}",

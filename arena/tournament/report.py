@@ -15,12 +15,14 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from arena.failure_report import FailureEntry, bundle_path, explain, failures_of, rematch_command
 from arena.policy import FailurePolicy
 from arena.replay import Replay, ReplayError, read_replay
+from arena.text import printable, printable_block, shell_line
 from arena.tournament.html_report import find_bundle, find_replay, tournament_policy
-from arena.tournament.live import standings_table
+from arena.tournament.live import name_cell, standings_table
 from arena.tournament.ratings_view import RatingsView, compute_ratings
 from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import Store
@@ -51,7 +53,7 @@ def cross_table(standings: Standings) -> Table:
                 continue
             pair = standings.cross.get((bot.entrant, other.entrant))
             cells.append("" if pair is None else f"{pair.points:g}/{pair.games}")
-        table.add_row(f"{row}. {bot.name}", *cells)
+        table.add_row(Text(f"{row}. ").append_text(name_cell(bot.name)), *cells)
     return table
 
 
@@ -66,7 +68,8 @@ def ratings_table(ratings: RatingsView) -> Table:
         table.add_column("Elo (paired deals) 95% CI", justify="right")
         table.add_column("LOS", justify="right")
     for line in ratings.lines:
-        cells = [line.name, f"{line.mu:.2f} ± {line.sigma:.2f}", f"{line.conservative:.2f}"]
+        cells: list[str | Text] = [name_cell(line.name), f"{line.mu:.2f} ± {line.sigma:.2f}"]
+        cells.append(f"{line.conservative:.2f}")
         elo = ratings.elo.get(line.entrant)
         if ratings.elo:
             if elo is None:
@@ -158,13 +161,19 @@ def final_report(
         "",
     ]
     for entrant in excluded:
-        lines.append(f"left out: {entrant.name}: {entrant.excluded}")
+        lines.append(
+            f"left out: {printable(entrant.name)}: {printable_block(entrant.excluded or '')}"
+        )
     lines += [
-        f"database: {db}   (arena standings --db {db})",
-        f"replays:  {out_dir / 'replays'}   (arena view REPLAY; arena verify REPLAY)",
+        f"database: {printable(str(db))}   ({shell_line('arena', 'standings', '--db', db)})",
+        f"replays:  {printable(str(out_dir / 'replays'))}   (arena view REPLAY; arena verify"
+        " REPLAY)",
     ]
     if report is not None:
-        lines.append(f"report:   {report}   (open it in a browser; arena report --db {db})")
+        lines.append(
+            f"report:   {printable(str(report))}   (open it in a browser; "
+            f"{shell_line('arena', 'report', '--db', db)})"
+        )
     policy = policy_text(store)
     if policy is not None:
         lines.append(f"policy:   {policy}   (docs/failure-policies.md)")
@@ -207,7 +216,7 @@ def classroom_lines(store: Store) -> list[str]:
         bundle = bundle_path(path)
         copy = bundle / "replay.json"
         rematch = rematch_command(copy if copy.is_file() else path)
-        lines += ["", f"{names.get(entrant, '?')}: its first failure, explained"]
+        lines += ["", f"{printable(names.get(entrant, '?'))}: its first failure, explained"]
         lines.append(explain(replay, entry, rematch))
         if more[entrant]:
             lines.append(

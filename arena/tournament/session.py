@@ -10,6 +10,7 @@ from pathlib import Path
 import trio
 
 from arena.referee.sandbox import SandboxPlan
+from arena.text import printable_block
 from arena.tournament.entrants import Entrant, Excluded, prepare, scan, too_few_text
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.runner import RunOptions, TournamentRun, initial_tables
@@ -143,5 +144,5 @@ def _entrant_rows(entrants: list[Entrant], excluded: list[Excluded]) -> list[Ent
 def _excluded_text(excluded: list[Excluded]) -> str:
     if not excluded:
         return ""
-    lines = [f"\n  {x.entrant.name}: {x.stage}: {x.reason}" for x in excluded]
+    lines = [f"\n  {x.entrant.name}: {x.stage}: {printable_block(x.reason)}" for x in excluded]
     return "; left out:" + "".join(lines)
