@@ -14,9 +14,9 @@ import trio
 
 from arena.replay import Status
 from arena.tournament.jobs import Job, JobDone, MatchSummary, SeatSummary
+from arena.tournament.settings import TournamentSettings
 from arena.tournament.sprt import Sprt
 from arena.tournament.sprt_run import JobRunner, SprtOutcome, SprtRun, sprt_discarded_text
-from arena.tournament.settings import TournamentSettings
 from arena.tournament.store import EntrantRow, Store
 
 #: A's score (0, 0.5 or 1) in each game of deal ``pair``, game ``rotation`` (0: A in seat 0).
@@ -136,7 +136,7 @@ def test_no_game_starts_once_the_test_has_decided(tmp_path: Path) -> None:
     """After the deciding pair is counted no job is taken; what was in flight is played,
     recorded, and reported as not counted."""
     runner = FakeRunner(6, a_wins_except_deal_zero)
-    outcome, lines, store = run_sprt(tmp_path, runner)
+    outcome, _lines, store = run_sprt(tmp_path, runner)
     decided_at = len(runner.finished)
     deciding_pair = outcome.pairs - 1
     # The last result taken in before the decision was a game of the deciding pair (or one that
