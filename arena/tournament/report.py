@@ -274,6 +274,25 @@ def _policy_document(policy: FailurePolicy) -> dict[str, Any]:
     return {"name": policy.name, "strikes": policy.strikes, "restarts": policy.restarts}
 
 
+_ELO_COLUMNS = tuple(
+    f"elo_{kind}{part}" for kind in ("games", "paired") for part in ("", "_lo", "_hi", "_samples")
+)
+
+
+def _elo_cells(rating: dict[str, Any]) -> dict[str, Any]:
+    """A bot's Elo columns: empty cells when the tournament is not two-player, and for the
+    estimate and its bounds when there are too few samples (the samples column says how
+    many) or the bound is infinite."""
+    cells: dict[str, Any] = {}
+    for kind in ("games", "paired"):
+        estimate = rating.get(f"elo_{kind}") or {}
+        cells[f"elo_{kind}"] = estimate.get("elo")
+        cells[f"elo_{kind}_lo"] = estimate.get("lo")
+        cells[f"elo_{kind}_hi"] = estimate.get("hi")
+        cells[f"elo_{kind}_samples"] = estimate.get("samples")
+    return cells
+
+
 def standings_csv(store: Store) -> str:
     """The standings as CSV, one row per bot, best first."""
     document = standings_document(store)
@@ -289,14 +308,17 @@ def standings_csv(store: Store) -> str:
         "avg_hand_score",
         "median_ms",
         "p95_ms",
+        *_ELO_COLUMNS,
         "failures",
         "strikes",
         "restarts",
     ]
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
+    elo = {r["name"]: r for r in document["ratings"]}
     for row in document["standings"]:
         row = dict(row)
+        row.update(_elo_cells(elo.get(row["name"], {})))
         row["failures"] = ";".join(f"{k}={v}" for k, v in sorted(row["failures"].items()))
         writer.writerow(row)
     return buffer.getvalue()

@@ -608,13 +608,18 @@ def test_escaped_backslash_before_u_is_no_surrogate() -> None:
 
 def test_truncated_line_is_still_truncated() -> None:
     """A line that really ends too soon keeps msgspec's own words."""
-    assert rejected(b'{"type":"ready","name":"x').detail == "not valid JSON: Input data was truncated"
+    assert (
+        rejected(b'{"type":"ready","name":"x').detail == "not valid JSON: Input data was truncated"
+    )
 
 
 def test_other_invalid_escape_keeps_msgspecs_words() -> None:
     """An invalid escape that is no surrogate keeps msgspec's description and byte."""
     error = rejected(rb'{"type":"ready","name":"\x"}')
-    assert error.detail == "not valid JSON: JSON is malformed: invalid escape character in string (byte 26)"
+    assert (
+        error.detail
+        == "not valid JSON: JSON is malformed: invalid escape character in string (byte 26)"
+    )
 
 
 def test_byte_order_mark_is_named() -> None:

@@ -81,9 +81,10 @@ class FakeRunner:
 
 
 def run_sprt(
-    tmp_path: Path, runner: FakeRunner, *, max_pairs: int = 100
+    tmp_path: Path, runner: FakeRunner, *, max_pairs: int = 100, elo1: float = 200.0
 ) -> tuple[SprtOutcome, list[str], Store]:
-    """A whole `SprtRun` (elo0 0, elo1 200) on ``runner``: the outcome and the lines said."""
+    """A whole `SprtRun` (elo0 0, elo1 200) on ``runner``: the outcome and the lines said, and
+    the database it recorded the games in."""
     settings = TournamentSettings(game="matador", format="sprt", hands=1, target=None)
     store = Store(tmp_path / "tournament.db")
     rows = [
@@ -98,7 +99,7 @@ def run_sprt(
         yield runner
 
     run = SprtRun(
-        settings, store, rows[0], rows[1], Sprt(0.0, 200.0), out_dir=tmp_path,
+        settings, store, rows[0], rows[1], Sprt(0.0, elo1), out_dir=tmp_path,
         concurrency=runner.capacity, workers=1, max_pairs=max_pairs, say=lines.append,
         runner=factory,
     )  # fmt: skip
