@@ -478,7 +478,8 @@ def test_lone_surrogate_escape_is_named_in_the_recorded_detail(marker: str) -> N
     failure = replay.seats[0].failure
     assert failure is not None
     assert failure.status is Status.BAD_MESSAGE
-    assert failure.line is not None and failure.line.endswith('"debug": "x\\ud800"}')
+    assert failure.line is not None
+    assert failure.line.endswith('"debug": "x\\ud800"}')
     offset = failure.line.index("\\ud800")
     expected = (
         f"not valid JSON: lone surrogate escape \\ud800 at byte {offset}"

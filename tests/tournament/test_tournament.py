@@ -229,3 +229,39 @@ def test_three_player_tables_rotate_every_seat(tmp_path: Path, marker: str) -> N
     document = standings(out / "tournament.db")
     assert [line["matches"] for line in document["standings"]] == [9, 9, 9, 9]
     assert live_processes_with(marker) == []
+
+
+def test_too_few_bots_for_the_table_size_says_how_many_were_given(tmp_path: Path) -> None:
+    """``--players 3`` with two bots: the table needs three, two were given (nothing built)."""
+    run = subprocess.run(
+        [PY, "-m", "arena", "tournament", f"{PY} sample_bots/greedy.py",
+         f"{PY} sample_bots/random_bot.py", "--players", "3", "--out", str(tmp_path / "t")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert run.stderr.splitlines()[-1] == (
+        "arena tournament: error: a 3-player table needs at least 3 bots (--players 3), but 2"
+        " were given"
+    )
+    assert not (tmp_path / "t" / "tournament.db").exists()
+
+
+def test_too_few_bots_passing_their_handshake_says_how_many_of_how_many(
+    tmp_path: Path, marker: str
+) -> None:
+    """Three bots for a 3-player table, one failing its handshake: 2 of the 3 passed."""
+    commands = [*bots(marker)[:2], f"{PY} tests/bots/garbage.py {marker}"]
+    run = subprocess.run(
+        [PY, "-m", "arena", "tournament", *commands, "--players", "3", "--out",
+         str(tmp_path / "t"), "--sandbox", "none"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 2
+    lines = run.stderr.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("arena tournament: error"))
+    assert lines[first] == (
+        "arena tournament: error: only 2 of the 3 bots passed their build and handshake; a"
+        " 3-player table needs at least 3 bots; left out:"
+    )
+    assert lines[first + 1].startswith("  garbage: handshake: answered 'hello' with an invalid")
+    assert live_processes_with(marker) == []
