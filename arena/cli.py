@@ -35,7 +35,7 @@ from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
 from arena.referee.process import BotCommandError, parse_command
 from arena.referee.sandbox import SandboxConfig, SandboxError, SandboxPlan, plan_sandbox
 from arena.replay import Replay, ReplayError, Status, read_replay, write_replay
-from arena.text import printable, printable_block, shell_line
+from arena.text import printable, printable_block, seat_name, shell_line
 
 if TYPE_CHECKING:
     from arena.tournament.html_report import ReportResult
@@ -577,7 +577,10 @@ def _play(args: argparse.Namespace) -> int:
         policy=policy,
         sandbox_settings=_sandbox_settings(sandbox),
     )
-    return _run_match(config, [BotSpec(c) for c in args.bots], replay_path, "play", args.json)
+    from arena.tournament.entrants import command_names
+
+    bots = [BotSpec(c, None, n) for c, n in zip(args.bots, command_names(args.bots), strict=True)]
+    return _run_match(config, bots, replay_path, "play", args.json)
 
 
 def _sandbox_settings(config: SandboxConfig | None) -> dict[str, Any] | None:
@@ -665,7 +668,7 @@ def _rematch(args: argparse.Namespace) -> int:
         os.chdir(workdir)
         if not args.json:
             print(f"(running from {workdir}, where the match was played)")
-    bots = [BotSpec(s.command, s.folder) for s in recorded.seats]
+    bots = [BotSpec(s.command, s.folder, s.arena_name) for s in recorded.seats]
     for spec in bots:
         if spec.cwd is not None and not os.path.isdir(spec.cwd):
             raise UsageError(f"bot folder {spec.cwd!r} (from {args.replay}) does not exist")
@@ -697,6 +700,7 @@ def _result_json(replay: Replay, path: Path | None, bundle: Path | None = None) 
             {
                 "seat": s.seat,
                 "name": s.name,
+                "arena_name": s.arena_name,
                 "status": s.status.value,
                 "detail": s.detail,
                 "strikes": s.strikes,
@@ -716,7 +720,7 @@ def _result_text(replay: Replay, path: Path | None, bundle: Path | None = None) 
         if outcome is None:
             lines.append(f"hand {hand.hand_number}: stopped (forfeit)")
             continue
-        who = ", ".join(printable(replay.seats[w].name) for w in outcome.winners)
+        who = ", ".join(seat_name(replay.seats[w]) for w in outcome.winners)
         lines.append(
             f"hand {hand.hand_number}: {outcome.kind}, won by {who}, "
             f"award {outcome.award}, scores {outcome.scores}"
@@ -731,16 +735,14 @@ def _result_text(replay: Replay, path: Path | None, bundle: Path | None = None) 
             restarts = f"{seat.restarts} restart" + ("" if seat.restarts == 1 else "s")
             status += f"  ({strikes}, {restarts})"
         lines.append(
-            f"  seat {seat.seat} {printable(seat.name):<16} {result.scores[seat.seat]:>4} points"
+            f"  seat {seat.seat} {seat_name(seat):<16} {result.scores[seat.seat]:>4} points"
             + status
         )
     if result.winner is None:
         lines.append(f"Result: a draw ({result.reason}).")
     else:
         winner = replay.seats[result.winner]
-        lines.append(
-            f"Result: seat {winner.seat} ({printable(winner.name)}) wins ({result.reason})."
-        )
+        lines.append(f"Result: seat {winner.seat} ({seat_name(winner)}) wins ({result.reason}).")
     if path is not None:
         view, verify = shell_line("arena", "view", path), shell_line("arena", "verify", path)
         lines.append(f"Replay: {printable(str(path))}  ({view}; {verify})")

@@ -28,7 +28,7 @@ from arena.replay import (
     Status,
     encode_replay,
 )
-from arena.text import printable
+from arena.text import printable, seat_name
 from arena.wire import move_from_wire
 from protocol import messages as m
 
@@ -132,7 +132,7 @@ def explain(replay: Replay, entry: FailureEntry, rematch: str | None = None) -> 
         where.append(f"request {failure.request_id}")
     # Every text the bot chose (its name, its lines, its stderr, the detail quoting them) is
     # escaped: the explanation is printed on terminals and in README.txt.
-    title = f" seat {seat.seat} ({printable(seat.name)}): {failure.status.value.upper()} "
+    title = f" seat {seat.seat} ({seat_name(seat)}): {failure.status.value.upper()} "
     out = [f"{title:=^78}", f"What went wrong: {printable(failure.detail)}"]
     out.append(f"What it cost:    {cost}")
     out.append(f"Where:           {', '.join(where)}")

@@ -173,7 +173,13 @@ class HandRecord(msgspec.Struct, frozen=True, omit_defaults=True):
 
 class SeatRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     """One seat: the bot's command (and folder) and name, how it finished, its strikes and
-    restarts, and its captured stderr (of every process it ran as, in order)."""
+    restarts, and its captured stderr (of every process it ran as, in order).
+
+    ``name`` is the name the bot said in ``ready`` (``seatN`` if it never did); ``arena_name``
+    the arena's name for it (its ``bot.toml`` name, or the file its command runs, made unique
+    in a tournament), the one every output shows first (`arena.text.seat_name`); absent in
+    replays written before it was recorded.
+    """
 
     seat: int
     command: str
@@ -185,6 +191,7 @@ class SeatRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     folder: str | None = None
     strikes: int = 0
     restarts: int = 0
+    arena_name: str | None = None
 
 
 class ResultRecord(msgspec.Struct, frozen=True):

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import os
 import shlex
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from arena.replay import SeatRecord
 
 
 def printable(text: str) -> str:
@@ -32,3 +36,20 @@ def shell_line(*words: str | os.PathLike[str]) -> str:
     """A command a person can paste into a POSIX shell: each word quoted where needed
     (``arena standings --db 'out dir/tournament.db'``)."""
     return " ".join(shlex.quote(os.fspath(word)) for word in words)
+
+
+def bot_label(arena_name: str | None, ready_name: str | None) -> str:
+    """A bot as every output names it, escaped: the arena's name (its ``bot.toml`` name, or the
+    file its command runs), then the name it said in ``ready`` where that differs:
+    ``greedy (ready: greedy-py)``. Either alone when the other is unknown or the same."""
+    if arena_name is None or ready_name is None or ready_name == arena_name:
+        return printable(arena_name or ready_name or "?")
+    return f"{printable(arena_name)} (ready: {printable(ready_name)})"
+
+
+def seat_name(seat: SeatRecord) -> str:
+    """`bot_label` of a replay's seat (a bot that failed at start-up said no name worth
+    showing: its ``name`` is the referee's ``seatN``)."""
+    failed_at_start = seat.failure is not None and seat.failure.phase == "startup"
+    ready = None if failed_at_start and seat.arena_name else seat.name
+    return bot_label(seat.arena_name, ready)

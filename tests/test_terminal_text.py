@@ -67,9 +67,11 @@ def test_play_result_and_classroom_explanation_escape_every_bot_text(
     assert raw_controls(captured.err) == []
     shown = printable(NAME)
     assert shown == "evil\\x1b[31m\\r\\x07[bold]x[/bold]"
-    assert f"  seat 0 {shown}    0 points  [bad_message: " in captured.out
+    # The arena's name first, the ready name after it (docs/tournaments.md, "Names").
+    label = f"hostile_text (ready: {shown})"
+    assert f"  seat 0 {label}    0 points  [bad_message: " in captured.out
     assert "unknown field `\\x1b[2Jfield`" in captured.out
-    assert f"=== seat 0 ({shown}): BAD_MESSAGE ===" in captured.out
+    assert f"= seat 0 ({label}): BAD_MESSAGE =" in captured.out
     assert "  | \\x1b]0;pwned\\x07\\x1b[2J stderr line" in captured.out
     readme = (tmp_path / "r.failures" / "README.txt").read_text()
     assert raw_controls(readme) == []

@@ -1136,6 +1136,7 @@ class _MatchRunner:
             failure=failure,
             stderr=stderr,
             folder=None if seat.spec.cwd is None else os.path.abspath(seat.spec.cwd),
+            arena_name=seat.spec.name,
             strikes=seat.strikes,
             restarts=seat.restarts,
         )

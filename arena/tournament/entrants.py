@@ -68,6 +68,7 @@ __all__ = [
     "Excluded",
     "Skipped",
     "Stage",
+    "command_names",
     "discover",
     "handshake_hello",
     "prepare",
@@ -314,6 +315,22 @@ def _scan_directory(
         problems.append(
             f"{directory}: not a bot folder (no {MANIFEST}) and no subfolder is one either"
         )
+
+
+def command_names(commands: Sequence[str]) -> list[str]:
+    """The arena's names for bots given as command lines, as a tournament would name them:
+    each the stem of the file its command runs, made unique (``greedy``, ``greedy-js``).
+
+    Args:
+        commands: The command lines (an unparsable one is named ``bot``).
+    """
+    found: list[_Found] = []
+    for command in commands:
+        problems: list[str] = []
+        _add_command(command, found, problems)
+        if problems:
+            found.append(_Found("bot", command, command, explicit=False, origin=command))
+    return [entrant.name for entrant in _settle_names(found)]
 
 
 def _add_command(command: str, found: list[_Found], problems: list[str]) -> None:

@@ -87,7 +87,7 @@ def standings_table(standings: Standings, limit: int | None = None, title: str =
     for place, bot in enumerate(standings.bots[:limit], start=1):
         table.add_row(
             str(place),
-            name_cell(bot.name),
+            name_cell(bot.label),
             f"{bot.points:g}",
             f"{bot.wins}-{bot.draws}-{bot.losses}",
             str(bot.matches),
@@ -102,7 +102,7 @@ def standings_table(standings: Standings, limit: int | None = None, title: str =
 def name_cell(name: str) -> Text:
     """A bot's name for a rich table: escaped (`printable`) and never read as rich markup (a
     name a bot chose may hold ``[bold]`` or an escape sequence)."""
-    return Text(printable(name))
+    return Text(printable(name))  # idempotent: an escaped label stays as it is
 
 
 def failures_cell(bot: BotStanding) -> str:

@@ -241,6 +241,7 @@ def standings_document(store: Store) -> dict[str, Any]:
             {
                 "place": place,
                 "name": b.name,
+                "ready_name": b.ready_name,
                 "matches": b.matches,
                 "wins": b.wins,
                 "draws": b.draws,
