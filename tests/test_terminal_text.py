@@ -71,7 +71,7 @@ def test_play_result_and_classroom_explanation_escape_every_bot_text(
     label = f"hostile_text (ready: {shown})"
     assert f"  seat 0 {label}    0 points  [bad_message: " in captured.out
     assert "unknown field `\\x1b[2Jfield`" in captured.out
-    assert f"= seat 0 ({label}): BAD_MESSAGE =" in captured.out
+    assert f" seat 0 ({label}): BAD_MESSAGE " in captured.out
     assert "  | \\x1b]0;pwned\\x07\\x1b[2J stderr line" in captured.out
     readme = (tmp_path / "r.failures" / "README.txt").read_text()
     assert raw_controls(readme) == []
