@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from rich.text import Text
 
 from arena.check.report import step_lines
 from arena.check.runner import StepResult
@@ -119,6 +120,18 @@ def test_a_command_line_bots_name_is_made_of_name_characters() -> None:
     sprt lines and the report show)."""
     (entrant,) = scan(["python3 'ev\x1b[31mil\r.py'"]).entrants
     assert entrant.name == "ev-31mil-"
+
+
+def test_the_ready_names_line_escapes_and_ignores_markup() -> None:
+    """The line under the standings that says each bot's ready name: escaped, not markup."""
+    from arena.tournament.live import ready_names_line
+    from arena.tournament.report import _render
+
+    bot = BotStanding(1, "bot", matches=1)
+    bot.ready_names[NAME] += 1
+    line = ready_names_line(Standings([bot], {}, 1))
+    assert line == "names said in ready: bot (ready: evil\\x1b[31m\\r\\x07[bold]x[/bold])"
+    assert _render(Text(line)) == line
 
 
 def test_standings_tables_escape_names_and_ignore_markup() -> None:

@@ -87,7 +87,7 @@ def standings_table(standings: Standings, limit: int | None = None, title: str =
     for place, bot in enumerate(standings.bots[:limit], start=1):
         table.add_row(
             str(place),
-            name_cell(bot.label),
+            name_cell(bot.name),
             f"{bot.points:g}",
             f"{bot.wins}-{bot.draws}-{bot.losses}",
             str(bot.matches),
@@ -97,6 +97,14 @@ def standings_table(standings: Standings, limit: int | None = None, title: str =
             _ms(bot.p95_ms),
         )
     return table
+
+
+def ready_names_line(standings: Standings) -> str | None:
+    """``names said in ready: player (ready: player-ok), ...``: the bots whose ``ready`` name
+    is not the arena's, under the standings table (in it, long labels would wrap the columns);
+    ``None`` when every bot says its own name."""
+    differ = [bot.label for bot in standings.bots if bot.ready_name not in (None, bot.name)]
+    return f"names said in ready: {', '.join(differ)}" if differ else None
 
 
 def name_cell(name: str) -> Text:

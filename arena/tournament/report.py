@@ -22,7 +22,7 @@ from arena.policy import FailurePolicy
 from arena.replay import Replay, ReplayError, read_replay
 from arena.text import printable, printable_block, shell_line
 from arena.tournament.html_report import find_bundle, find_replay, tournament_policy
-from arena.tournament.live import name_cell, standings_table
+from arena.tournament.live import name_cell, ready_names_line, standings_table
 from arena.tournament.ratings_view import RatingsView, compute_ratings
 from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import Store
@@ -138,9 +138,11 @@ def standings_text(store: Store) -> str:
     failure policy when it is not strict."""
     standings = compute_standings(store.entrants(), store.matches())
     policy = policy_text(store)
+    said = ready_names_line(standings)
     return _render(
         *([f"failure policy: {policy}"] if policy else []),
         standings_table(standings, title=f"standings after {standings.matches} matches"),
+        *([Text(said)] if said else []),  # Text: a bot's name is never read as markup
         ratings_table(compute_ratings(store)),
         cross_table(standings),
     )
@@ -155,6 +157,7 @@ def final_report(
     lines = [
         _render(
             standings_table(standings, title=f"final standings ({standings.matches} matches)"),
+            *[Text(line) for line in filter(None, [ready_names_line(standings)])],
             ratings_table(compute_ratings(store)),
             cross_table(standings),
         ),
@@ -301,6 +304,7 @@ def standings_csv(store: Store) -> str:
     fields = [
         "place",
         "name",
+        "ready_name",
         "matches",
         "wins",
         "draws",

@@ -24,16 +24,17 @@ def arena(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_tournament_names_bots_the_arenas_way_everywhere(tmp_path: Path) -> None:
-    """Standings, the JSON, the replays' seats and the viewer agree: ``player (ready:
-    player-ok)``; the replay's ``name`` stays what the bot said."""
+    """Standings (the table names ``player``, the line under it what each bot said), the JSON,
+    the replays' seats and the viewer agree: ``player (ready: player-ok)``; the replay's
+    ``name`` stays what the bot said."""
     out = tmp_path / "t"
     run = arena("tournament", PLAYER, PLAYER, "--hands", "1", "--seed", "1", "--out", str(out),
                 "--workers", "1", "--sandbox", "none")  # fmt: skip
     assert run.returncode == 0, run.stderr
-    assert "player (ready: player-ok)" in run.stdout
-    assert "player-2 (ready: player-ok)" in run.stdout
+    said = "names said in ready: player (ready: player-ok), player-2 (ready: player-ok)"
+    assert said in run.stdout.splitlines()
     text = arena("standings", "--db", str(out / "tournament.db")).stdout
-    assert "player (ready: player-ok)" in text
+    assert said in text.splitlines()
     document = json.loads(arena("standings", "--db", str(out / "tournament.db"), "--json").stdout)
     assert {(b["name"], b["ready_name"]) for b in document["standings"]} == {
         ("player", "player-ok"),
