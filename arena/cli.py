@@ -16,7 +16,6 @@ import json
 import logging
 import os
 import secrets
-import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -54,6 +53,7 @@ from arena.stop_signals import install as _install_stop_signals
 from arena.stop_signals import mute_output as _mute_output
 from arena.stop_signals import received as _stop_received
 from arena.stop_signals import run as _run_stoppable
+from arena.text import printable, printable_block, seat_name, shell_line
 from arena.tournament.clock_load import default_concurrency, say_late_moves, warn_if_crowded
 
 if TYPE_CHECKING:
@@ -607,7 +607,10 @@ def _play(args: argparse.Namespace) -> int:
         policy=policy,
         sandbox_settings=_sandbox_settings(sandbox),
     )
-    return _run_match(config, [BotSpec(c) for c in args.bots], replay_path, "play", args.json)
+    from arena.tournament.entrants import command_names
+
+    bots = [BotSpec(c, None, n) for c, n in zip(args.bots, command_names(args.bots), strict=True)]
+    return _run_match(config, bots, replay_path, "play", args.json)
 
 
 def _sandbox_settings(config: SandboxConfig | None) -> dict[str, Any] | None:
@@ -697,7 +700,7 @@ def _rematch(args: argparse.Namespace) -> int:
         os.chdir(workdir)
         if not args.json:
             print(f"(running from {workdir}, where the match was played)")
-    bots = [BotSpec(s.command, s.folder) for s in recorded.seats]
+    bots = [BotSpec(s.command, s.folder, s.arena_name) for s in recorded.seats]
     for spec in bots:
         if spec.cwd is not None and not os.path.isdir(spec.cwd):
             raise UsageError(f"bot folder {spec.cwd!r} (from {name}) does not exist")
@@ -750,6 +753,7 @@ def _result_json(replay: Replay, path: Path | None, bundle: Path | None = None) 
             {
                 "seat": s.seat,
                 "name": s.name,
+                "arena_name": s.arena_name,
                 "status": s.status.value,
                 "detail": s.detail,
                 "strikes": s.strikes,
@@ -769,7 +773,7 @@ def _result_text(replay: Replay, path: Path | None, bundle: Path | None = None) 
         if outcome is None:
             lines.append(f"hand {hand.hand_number}: stopped (forfeit)")
             continue
-        who = ", ".join(replay.seats[w].name for w in outcome.winners)
+        who = ", ".join(seat_name(replay.seats[w]) for w in outcome.winners)
         lines.append(
             f"hand {hand.hand_number}: {outcome.kind}, won by {who}, "
             f"award {outcome.award}, scores {outcome.scores}"
@@ -777,21 +781,24 @@ def _result_text(replay: Replay, path: Path | None, bundle: Path | None = None) 
     result = replay.result
     lines.append("")
     for seat in replay.seats:
-        status = "" if seat.status is Status.OK else f"  [{seat.status.value}: {seat.detail}]"
+        detail = printable(seat.detail)
+        status = "" if seat.status is Status.OK else f"  [{seat.status.value}: {detail}]"
         if seat.strikes or seat.restarts:
             strikes = f"{seat.strikes} strike" + ("" if seat.strikes == 1 else "s")
             restarts = f"{seat.restarts} restart" + ("" if seat.restarts == 1 else "s")
             status += f"  ({strikes}, {restarts})"
         lines.append(
-            f"  seat {seat.seat} {seat.name:<16} {result.scores[seat.seat]:>4} points{status}"
+            f"  seat {seat.seat} {seat_name(seat):<16} {result.scores[seat.seat]:>4} points"
+            + status
         )
     if result.winner is None:
         lines.append(f"Result: a draw ({result.reason}).")
     else:
         winner = replay.seats[result.winner]
-        lines.append(f"Result: seat {winner.seat} ({winner.name}) wins ({result.reason}).")
+        lines.append(f"Result: seat {winner.seat} ({seat_name(winner)}) wins ({result.reason}).")
     if path is not None:
-        lines.append(f"Replay: {path}  (arena view {path}; arena verify {path})")
+        view, verify = shell_line("arena", "view", path), shell_line("arena", "verify", path)
+        lines.append(f"Replay: {printable(str(path))}  ({view}; {verify})")
     else:
         lines.append("Replay: not written (see the error above)")
     if bundle is not None:
@@ -1060,7 +1067,8 @@ def _tournament(args: argparse.Namespace) -> int:
         for line in opened.skipped:
             print(f"  skipped {line}")
         for excluded in opened.excluded:
-            print(f"  left out {excluded.entrant.name}: {excluded.stage}: {excluded.reason}")
+            reason = printable_block(excluded.reason)
+            print(f"  left out {excluded.entrant.name}: {excluded.stage}: {reason}")
     options = RunOptions(
         out_dir=out_dir, concurrency=args.concurrency, workers=args.workers, events=args.events
     )
@@ -1074,11 +1082,11 @@ def _tournament(args: argparse.Namespace) -> int:
         # The out folder is stored with the tournament; named here too when it is not the
         # database's folder, so the command reads as what it does.
         elsewhere = os.path.abspath(out_dir) != os.path.abspath(db.parent)
-        keep = f" --out {shlex.quote(str(out_dir))}" if elsewhere else ""
+        keep = ("--out", out_dir) if elsewhere else ()
         print(
             f"\nInterrupted: every running match was stopped and its bots ended; {done} of "
-            f"{total} matches are recorded in {db}.\nResume with: arena tournament --resume "
-            f"--db {shlex.quote(str(db))}{keep}",
+            f"{total} matches are recorded in {db}.\nResume with: "
+            + shell_line("arena", "tournament", "--resume", "--db", db, *keep),
             file=sys.stderr,
         )
         return _stopped_exit_code()
@@ -1101,7 +1109,7 @@ def _sprt(args: argparse.Namespace) -> int:
     from arena.tournament.ratings import elo_from_counts
     from arena.tournament.settings import TournamentSettings, run_outputs, sandbox_to_dict
     from arena.tournament.sprt import Sprt
-    from arena.tournament.sprt_run import SprtRun
+    from arena.tournament.sprt_run import SprtRun, sprt_discarded_text
     from arena.tournament.store import EntrantRow, Store, StoreError
 
     flags = _match_flags(args)
@@ -1142,7 +1150,9 @@ def _sprt(args: argparse.Namespace) -> int:
         )
     )
     if excluded:
-        reasons = "; ".join(f"{x.entrant.name}: {x.stage}: {x.reason}" for x in excluded)
+        reasons = "; ".join(
+            f"{x.entrant.name}: {x.stage}: {printable_block(x.reason)}" for x in excluded
+        )
         raise UsageError(f"both bots must pass their build and handshake: {reasons}")
     rows = [
         EntrantRow(i + 1, e.name, e.command, e.cwd, e.language, None) for i, e in enumerate(kept)
@@ -1185,6 +1195,9 @@ def _sprt(args: argparse.Namespace) -> int:
         f"{outcome.pairs} pairs ({outcome.games} games); pair scores 0/0.5/1/1.5/2: "
         f"{list(outcome.counts)}; Elo {elo}"
     )
+    discarded = sprt_discarded_text(outcome)
+    if discarded:
+        print(discarded)
     print(f"database: {out_dir / 'tournament.db'}   replays: {out_dir / 'replays'}")
     say_late_moves(run.late_moves, run.moves, run.late_max_ms, args.concurrency)
     return EXIT_OK
@@ -1257,7 +1270,7 @@ def _write_report(store: Store, out: Path, command: str) -> ReportResult | None:
     except OSError as error:
         print(
             f"{command}: cannot write the report {str(out)!r}: {error.strerror or error} "
-            f"(arena report --db {store.path} -o FILE writes it elsewhere)",
+            f"({shell_line('arena', 'report', '--db', store.path, '-o')} FILE writes it elsewhere)",
             file=sys.stderr,
         )
         return None

@@ -28,6 +28,7 @@ from arena.replay import (
     Status,
     encode_replay,
 )
+from arena.text import printable, seat_name
 from arena.wire import move_from_wire
 from protocol import messages as m
 
@@ -129,11 +130,14 @@ def explain(replay: Replay, entry: FailureEntry, rematch: str | None = None) -> 
         where.append(f"hand {failure.hand_number}")
     if failure.request_id is not None:
         where.append(f"request {failure.request_id}")
-    title = f" seat {seat.seat} ({seat.name}): {failure.status.value.upper()} "
-    out = [f"{title:=^78}", f"What went wrong: {failure.detail}", f"What it cost:    {cost}"]
+    # Every text the bot chose (its name, its lines, its stderr, the detail quoting them) is
+    # escaped: the explanation is printed on terminals and in README.txt.
+    title = f" seat {seat.seat} ({seat_name(seat)}): {failure.status.value.upper()} "
+    out = [f"{title:=^78}", f"What went wrong: {printable(failure.detail)}"]
+    out.append(f"What it cost:    {cost}")
     out.append(f"Where:           {', '.join(where)}")
-    folder = f"  (in {seat.folder})" if seat.folder else ""
-    out.append(f"Bot command:     {seat.command}{folder}")
+    folder = f"  (in {printable(seat.folder)})" if seat.folder else ""
+    out.append(f"Bot command:     {printable(seat.command)}{folder}")
     advice = ADVICE.get(failure.status)
     if advice:
         out.append(f"What to do:      {advice}")
@@ -145,7 +149,8 @@ def explain(replay: Replay, entry: FailureEntry, rematch: str | None = None) -> 
         out += ["", *evidence]
     if failure.stderr_tail:
         out += ["", "The bot's stderr ended with:"]
-        out += [f"  | {line}" for line in failure.stderr_tail.rstrip("\n").splitlines()[-30:]]
+        tail = failure.stderr_tail.rstrip("\n").splitlines()[-30:]
+        out += [f"  | {printable(line)}" for line in tail]
     if rematch:
         out += ["", "Play the same match again (same bots, deal and clocks):", f"  {rematch}"]
     out.append("=" * 78)
@@ -158,7 +163,7 @@ def _exchanged(failure: Failure) -> Iterator[str]:
         text = line.text
         if len(text) > SHOWN_LINE_CHARS:
             text = text[:SHOWN_LINE_CHARS] + f"... ({len(line.text)} characters)"
-        yield f"  {arrow}: {text}"
+        yield f"  {arrow}: {printable(text)}"
 
 
 def evidence_fields(failure: Failure) -> list[tuple[str, str]]:
@@ -205,7 +210,8 @@ def wire_move_text(move: m.WireMove | m.ReplyMove) -> str:
 
 
 def _evidence(failure: Failure) -> list[str]:
-    return [f"{label[0].upper()}{label[1:]}: {value}" for label, value in evidence_fields(failure)]
+    fields = evidence_fields(failure)
+    return [f"{label[0].upper()}{label[1:]}: {printable(value)}" for label, value in fields]
 
 
 def bundle_path(replay_path: str | os.PathLike[str]) -> Path:

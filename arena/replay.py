@@ -7,6 +7,7 @@ crash never leaves a half file that looks whole.
 
 from __future__ import annotations
 
+import codecs
 import enum
 import errno
 import os
@@ -177,7 +178,13 @@ class HandRecord(msgspec.Struct, frozen=True, omit_defaults=True):
 
 class SeatRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     """One seat: the bot's command (and folder) and name, how it finished, its strikes and
-    restarts, and its captured stderr (of every process it ran as, in order)."""
+    restarts, and its captured stderr (of every process it ran as, in order).
+
+    ``name`` is the name the bot said in ``ready`` (``seatN`` if it never did); ``arena_name``
+    the arena's name for it (its ``bot.toml`` name, or the file its command runs, made unique
+    in a tournament), the one every output shows first (`arena.text.seat_name`); absent in
+    replays written before it was recorded.
+    """
 
     seat: int
     command: str
@@ -189,6 +196,7 @@ class SeatRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     folder: str | None = None
     strikes: int = 0
     restarts: int = 0
+    arena_name: str | None = None
 
 
 class ResultRecord(msgspec.Struct, frozen=True):
@@ -339,6 +347,8 @@ def decode_replay(data: bytes, name: str = "<replay>") -> Replay:
         ReplayError: one line naming ``name`` and what is wrong: not UTF-8, not JSON, nested too
             deeply, an unknown format, or a field of the wrong type (with its JSON path).
     """
+    if data.startswith(codecs.BOM_UTF8):  # an editor's byte order mark is not the replay's
+        data = data[len(codecs.BOM_UTF8) :]
     if not data.strip():
         raise ReplayError(f"{name} is not a replay file (it is empty)")
     try:

@@ -56,7 +56,13 @@ def test_play_json_prints_exactly_one_result_object(
         "failure_bundle",
     }
     assert result["failure_bundle"] is None  # nobody failed
-    assert set(result["players"][0]) == {"seat", "name", "status", "detail", "strikes", "restarts"}
+    assert set(result["players"][0]) == {
+        "seat", "name", "arena_name", "status", "detail", "strikes", "restarts",
+    }  # fmt: skip
+    assert (result["players"][0]["name"], result["players"][0]["arena_name"]) == (
+        "player-ok",
+        "player",
+    )
     assert result["game"] == "matador"
     assert result["seed"] == 5
     assert result["replay"] == str(replay)

@@ -71,7 +71,7 @@ def test_an_illegal_move_leaves_a_bundle_next_to_the_replay(
     assert (bundle / "rematch.sh").read_text() == f"#!/bin/sh\n{rematch}\n"
     assert os.access(bundle / "rematch.sh", os.X_OK)
     readme = (bundle / "README.txt").read_text()
-    assert "=== seat 0 (player-illegal): ILLEGAL_MOVE ===" in readme
+    assert "=== seat 0 (player (ready: player-illegal)): ILLEGAL_MOVE ===" in readme
     assert f"What went wrong: {replay.seats[0].detail}" in readme
     assert "What it cost:    the bot forfeited the match" in readme
     failure_record = replay.seats[0].failure
@@ -99,7 +99,7 @@ def test_classroom_prints_every_failure_at_length(
     assert code == 0
     out = capsys.readouterr().out
     assert "policy classroom" in out
-    assert "=== seat 0 (player-garbage): BAD_MESSAGE ===" in out
+    assert "=== seat 0 (player (ready: player-garbage)): BAD_MESSAGE ===" in out
     assert "What to do:      Send exactly one JSON object per line" in out
     assert "  bot -> referee: this is not json" in out
     assert "Decoder error: not valid JSON" in out

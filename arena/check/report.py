@@ -6,6 +6,7 @@ import textwrap
 from typing import Any
 
 from arena.check.runner import CheckReport, StepResult
+from arena.text import printable
 
 #: Longest ``sent``/``received`` shown in the text form (``--json`` has them whole).
 SHOWN_CHARS = 300
@@ -32,18 +33,19 @@ def _clip(text: str) -> str:
 def step_lines(step: StepResult) -> list[str]:
     """One step as text: its verdict line, and on a failure the evidence."""
     verdict = step.status.upper()
-    text = f"{verdict}  step {step.number} ({step.name}): {step.detail}"
+    # The detail, the lines and the stderr quote the bot: escaped, so they cannot drive a terminal.
+    text = f"{verdict}  step {step.number} ({step.name}): {printable(step.detail)}"
     lines = textwrap.wrap(text, _WIDTH, subsequent_indent=_INDENT, break_on_hyphens=False)
     if step.status != "fail":
         return lines
     if step.sent is not None:
-        lines.append(f"{_INDENT}sent:     {_clip(step.sent)}")
+        lines.append(f"{_INDENT}sent:     {printable(_clip(step.sent))}")
     if step.received is not None:
-        lines.append(f"{_INDENT}received: {_clip(step.received)}")
+        lines.append(f"{_INDENT}received: {printable(_clip(step.received))}")
     elif step.sent is not None:
         lines.append(f"{_INDENT}received: nothing")
     if step.stderr:
-        tail = step.stderr.splitlines()[-STDERR_LINES:]
+        tail = [printable(line) for line in step.stderr.splitlines()[-STDERR_LINES:]]
         lines.append(f"{_INDENT}stderr:   {tail[0]}")
         lines.extend(f"{_INDENT}          {line}" for line in tail[1:])
     return lines

@@ -53,10 +53,13 @@ class BotChannel(Protocol):
 
 
 class BotSpec(NamedTuple):
-    """How to start one bot: its command line and the folder to start it in."""
+    """How to start one bot: its command line, the folder to start it in, and the arena's name
+    for it (its ``bot.toml`` name or its command's file; recorded as the seat's
+    ``arena_name``, beside the name it says in ``ready``)."""
 
     command: str
     cwd: str | None = None
+    name: str | None = None
 
 
 Connector = Callable[[BotSpec], AbstractAsyncContextManager[BotChannel]]

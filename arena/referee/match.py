@@ -1145,6 +1145,7 @@ class _MatchRunner:
             failure=failure,
             stderr=stderr,
             folder=None if seat.spec.cwd is None else os.path.abspath(seat.spec.cwd),
+            arena_name=seat.spec.name,
             strikes=seat.strikes,
             restarts=seat.restarts,
         )

@@ -43,6 +43,7 @@ from arena.referee.sandbox import (
     SandboxError,
     SandboxPlan,
 )
+from arena.text import printable
 from protocol.codec import ProtocolError, decode_from_bot, encode
 from protocol.messages import (
     MAX_NAME_CHARS,
@@ -67,10 +68,12 @@ __all__ = [
     "Excluded",
     "Skipped",
     "Stage",
+    "command_names",
     "discover",
     "handshake_hello",
     "prepare",
     "scan",
+    "too_few_text",
 ]
 
 MANIFEST = "bot.toml"
@@ -314,6 +317,22 @@ def _scan_directory(
         )
 
 
+def command_names(commands: Sequence[str]) -> list[str]:
+    """The arena's names for bots given as command lines, as a tournament would name them:
+    each the stem of the file its command runs, made unique (``greedy``, ``greedy-js``).
+
+    Args:
+        commands: The command lines (an unparsable one is named ``bot``).
+    """
+    found: list[_Found] = []
+    for command in commands:
+        problems: list[str] = []
+        _add_command(command, found, problems)
+        if problems:
+            found.append(_Found("bot", command, command, explicit=False, origin=command))
+    return [entrant.name for entrant in _settle_names(found)]
+
+
 def _add_command(command: str, found: list[_Found], problems: list[str]) -> None:
     try:
         argv = shlex.split(command)
@@ -458,7 +477,9 @@ def _read_manifest(path: str) -> tuple[dict[str, str], list[str]]:
     except OSError as exc:
         return {}, [f"{path}: cannot read: {exc.strerror or exc}"]
     try:
-        text = data.decode("utf-8")
+        # utf-8-sig: editors on Windows start UTF-8 files with a byte order mark; TOML allows
+        # none, but it is no mistake of the author's, so it is read past.
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return {}, [f"{path}: not UTF-8 text (byte {exc.start})"]
     try:
@@ -505,6 +526,27 @@ def _toml_type(value: object) -> str:
         if isinstance(value, kind):
             return description
     return "a date or time"
+
+
+def too_few_text(given: int, kept: int, players: int) -> str | None:
+    """Why ``given`` bots, of which ``kept`` passed their build and handshake, cannot fill a
+    ``players``-player table; ``None`` when they can.
+
+    Args:
+        given: How many bots the arguments named (after discovery).
+        kept: How many of them passed `prepare` (``given`` when not prepared yet).
+        players: The table size (``--players``).
+    """
+    table = f"a {players}-player table needs at least {players} bots"
+    if given < players:
+        return f"{table} (--players {players}), but {given} {_were(given)} given"
+    if kept < players:
+        return f"only {kept} of the {given} bots passed their build and handshake; {table}"
+    return None
+
+
+def _were(count: int) -> str:
+    return "was" if count == 1 else "were"
 
 
 # -- preparation --------------------------------------------------------------------------------
@@ -676,7 +718,9 @@ def _sandbox_note(plan: SandboxPlan, *, build: bool) -> str:
 
 
 def _with_output(reason: str, output: str) -> str:
-    lines = output.rstrip()[-REASON_TAIL_CHARS:].splitlines()[-REASON_TAIL_LINES:]
+    # The output is the bot's: escaped here, so no terminal that shows the reason obeys it.
+    tail = output.rstrip()[-REASON_TAIL_CHARS:].splitlines()[-REASON_TAIL_LINES:]
+    lines = [printable(line) for line in tail]
     if not lines:
         return f"{reason}; it printed nothing"
     return f"{reason}; its output ends with:\n" + "\n".join(lines)

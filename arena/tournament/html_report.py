@@ -36,6 +36,7 @@ import msgspec
 from arena.failure_report import bundle_path, failures_of
 from arena.policy import STRICT, FailurePolicy
 from arena.replay import Replay, ReplayError, Status, read_replay
+from arena.text import printable
 from arena.tournament.ratings_view import RatingsView, compute_ratings
 from arena.tournament.settings import TournamentSettings
 from arena.tournament.standings import BotStanding, Standings, compute_standings
@@ -327,6 +328,14 @@ class _Context:
     names: dict[int, str]
 
 
+def _ready_note(bot: BotStanding) -> str:
+    """`` (ready: greedy-py)`` when the name the bot says differs from the arena's."""
+    said = bot.ready_name
+    if said is None or said == bot.name:
+        return ""
+    return f' <span class="muted">(ready: {_e(printable(said))})</span>'
+
+
 def _bot(ctx: _Context, entrant: int, name: str | None = None) -> str:
     colour = ctx.colour.get(entrant, "#94a3b8")
     label = name if name is not None else ctx.names.get(entrant, f"#{entrant}")
@@ -589,7 +598,7 @@ def _standing_row(place: int, bot: BotStanding, ctx: _Context, lenient: bool) ->
         f'data-losses="{bot.losses}" data-matches="{bot.matches}" '
         f'data-strikes="{bot.strikes}" data-restarts="{bot.restarts}">'
         f'<td class="num c-place"><span class="place{medal}">{place}</span></td>'
-        f'<td class="c-name">{_bot(ctx, bot.entrant, bot.name)}</td>'
+        f'<td class="c-name">{_bot(ctx, bot.entrant, bot.name)}{_ready_note(bot)}</td>'
         f'<td class="num c-points" data-sort="{bot.points!r}"><span class="pbar">'
         f'<i style="width:{share * 100:.1f}%"></i></span><b>{_num(bot.points)}</b></td>'
         f'<td class="num c-wdl" data-sort="{bot.wins}"><span class="w">{bot.wins}</span>-'

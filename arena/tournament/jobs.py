@@ -17,10 +17,12 @@ from arena.replay import Action, Replay, Status
 
 
 class JobBot(msgspec.Struct, frozen=True):
-    """One seat of a job: the bot's command line and the folder to start it in."""
+    """One seat of a job: the bot's command line, the folder to start it in, and its name in
+    the tournament (recorded in the replay as the seat's ``arena_name``)."""
 
     command: str
     cwd: str | None = None
+    name: str | None = None
 
 
 class Job(msgspec.Struct, frozen=True, tag="job"):

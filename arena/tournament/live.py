@@ -24,7 +24,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
+from arena.text import printable
 from arena.tournament.jobs import SeatSummary
 from arena.tournament.standings import BotStanding, Standings
 from arena.tournament.store import MatchRow
@@ -88,7 +90,7 @@ def standings_table(standings: Standings, limit: int | None = None, title: str =
     for place, bot in enumerate(standings.bots[:limit], start=1):
         table.add_row(
             str(place),
-            bot.name,
+            name_cell(bot.name),
             f"{bot.points:g}",
             f"{bot.wins}-{bot.draws}-{bot.losses}",
             str(bot.matches),
@@ -98,6 +100,20 @@ def standings_table(standings: Standings, limit: int | None = None, title: str =
             _ms(bot.p95_ms),
         )
     return table
+
+
+def ready_names_line(standings: Standings) -> str | None:
+    """``names said in ready: player (ready: player-ok), ...``: the bots whose ``ready`` name
+    is not the arena's, under the standings table (in it, long labels would wrap the columns);
+    ``None`` when every bot says its own name."""
+    differ = [bot.label for bot in standings.bots if bot.ready_name not in (None, bot.name)]
+    return f"names said in ready: {', '.join(differ)}" if differ else None
+
+
+def name_cell(name: str) -> Text:
+    """A bot's name for a rich table: escaped (`printable`) and never read as rich markup (a
+    name a bot chose may hold ``[bold]`` or an escape sequence)."""
+    return Text(printable(name))  # idempotent: an escaped label stays as it is
 
 
 def failures_cell(bot: BotStanding) -> str:
@@ -178,7 +194,8 @@ class PlainReporter:
         names = {b.entrant: b.name for b in standings.bots}
         order = sorted(summary.seats, key=lambda s: (s.rank, s.seat))
         who = ", ".join(
-            f"{names.get(row.table.seats[s.seat], s.name)} {s.score}" + _seat_note(s) for s in order
+            f"{printable(names.get(row.table.seats[s.seat], s.name))} {s.score}" + _seat_note(s)
+            for s in order
         )
         print(
             f"[{progress.done}/{progress.total}] table {row.table.idx}: {who}",

@@ -22,6 +22,11 @@ from arena.tournament.ratings import (
 )
 from arena.tournament.store import MatchRow, Store
 
+MIN_ELO_SAMPLES = 10
+"""The fewest samples (games, or duplicate-deal pairs) an Elo interval is shown for: below it
+the normal approximation's interval is mostly clamped to ``[-inf, +inf]`` (two games, one won,
+give exactly that), so the text says "too few games" and the JSON has ``null`` bounds."""
+
 
 @dataclass(frozen=True)
 class RatingLine:
@@ -44,13 +49,13 @@ class EloLine:
 
     @property
     def games_text(self) -> str:
-        """``+35.2 [-10.1, +80.4]`` (or ``no games``)."""
-        return _interval(self.games)
+        """``+35.2 [-10.1, +80.4]``, ``too few games (4 of 10)`` or ``no games``."""
+        return _interval(self.games, "games")
 
     @property
     def paired_text(self) -> str:
-        """The same from paired duplicate deals."""
-        return _interval(self.paired)
+        """The same from paired duplicate deals (``too few pairs (2 of 10)``)."""
+        return _interval(self.paired, "pairs")
 
     @property
     def los(self) -> float:
@@ -84,9 +89,16 @@ class RatingsView:
         return out
 
 
-def _interval(estimate: EloEstimate) -> str:
+def too_few(estimate: EloEstimate) -> bool:
+    """Whether ``estimate`` has fewer than `MIN_ELO_SAMPLES` samples to show an interval for."""
+    return estimate.n < MIN_ELO_SAMPLES
+
+
+def _interval(estimate: EloEstimate, unit: str) -> str:
     if estimate.n == 0:
         return "no games"
+    if too_few(estimate):
+        return f"too few {unit} ({estimate.n} of {MIN_ELO_SAMPLES})"
     return f"{_num(estimate.elo)} [{_num(estimate.lo)}, {_num(estimate.hi)}]"
 
 
@@ -100,13 +112,16 @@ def _elo_json(estimate: EloEstimate) -> dict[str, Any]:
     def finite(value: float) -> float | None:
         return None if math.isinf(value) else round(value, 2)
 
+    few = too_few(estimate)
     return {
-        "elo": finite(estimate.elo),
-        "lo": finite(estimate.lo),
-        "hi": finite(estimate.hi),
+        "elo": None if few else finite(estimate.elo),
+        "lo": None if few else finite(estimate.lo),
+        "hi": None if few else finite(estimate.hi),
         "los": round(estimate.los, 4),
         "samples": estimate.n,
         "saturated": estimate.saturated,
+        "too_few": few,
+        "min_samples": MIN_ELO_SAMPLES,
     }
 
 

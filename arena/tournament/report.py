@@ -15,12 +15,14 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from arena.failure_report import FailureEntry, bundle_path, explain, failures_of, rematch_command
 from arena.policy import FailurePolicy
 from arena.replay import Replay, ReplayError, read_replay
+from arena.text import printable, printable_block, shell_line
 from arena.tournament.html_report import find_bundle, find_replay, tournament_policy
-from arena.tournament.live import standings_table
+from arena.tournament.live import name_cell, ready_names_line, standings_table
 from arena.tournament.ratings_view import RatingsView, compute_ratings
 from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import Store
@@ -51,7 +53,7 @@ def cross_table(standings: Standings) -> Table:
                 continue
             pair = standings.cross.get((bot.entrant, other.entrant))
             cells.append("" if pair is None else f"{pair.points:g}/{pair.games}")
-        table.add_row(f"{row}. {bot.name}", *cells)
+        table.add_row(Text(f"{row}. ").append_text(name_cell(bot.name)), *cells)
     return table
 
 
@@ -66,7 +68,8 @@ def ratings_table(ratings: RatingsView) -> Table:
         table.add_column("Elo (paired deals) 95% CI", justify="right")
         table.add_column("LOS", justify="right")
     for line in ratings.lines:
-        cells = [line.name, f"{line.mu:.2f} ± {line.sigma:.2f}", f"{line.conservative:.2f}"]
+        cells: list[str | Text] = [name_cell(line.name), f"{line.mu:.2f} ± {line.sigma:.2f}"]
+        cells.append(f"{line.conservative:.2f}")
         elo = ratings.elo.get(line.entrant)
         if ratings.elo:
             if elo is None:
@@ -135,9 +138,11 @@ def standings_text(store: Store) -> str:
     failure policy when it is not strict."""
     standings = compute_standings(store.entrants(), store.matches())
     policy = policy_text(store)
+    said = ready_names_line(standings)
     return _render(
         *([f"failure policy: {policy}"] if policy else []),
         standings_table(standings, title=f"standings after {standings.matches} matches"),
+        *([Text(said)] if said else []),  # Text: a bot's name is never read as markup
         ratings_table(compute_ratings(store)),
         cross_table(standings),
     )
@@ -152,19 +157,26 @@ def final_report(
     lines = [
         _render(
             standings_table(standings, title=f"final standings ({standings.matches} matches)"),
+            *[Text(line) for line in filter(None, [ready_names_line(standings)])],
             ratings_table(compute_ratings(store)),
             cross_table(standings),
         ),
         "",
     ]
     for entrant in excluded:
-        lines.append(f"left out: {entrant.name}: {entrant.excluded}")
+        lines.append(
+            f"left out: {printable(entrant.name)}: {printable_block(entrant.excluded or '')}"
+        )
     lines += [
-        f"database: {db}   (arena standings --db {db})",
-        f"replays:  {out_dir / 'replays'}   (arena view REPLAY; arena verify REPLAY)",
+        f"database: {printable(str(db))}   ({shell_line('arena', 'standings', '--db', db)})",
+        f"replays:  {printable(str(out_dir / 'replays'))}   (arena view REPLAY; arena verify"
+        " REPLAY)",
     ]
     if report is not None:
-        lines.append(f"report:   {report}   (open it in a browser; arena report --db {db})")
+        lines.append(
+            f"report:   {printable(str(report))}   (open it in a browser; "
+            f"{shell_line('arena', 'report', '--db', db)})"
+        )
     policy = policy_text(store)
     if policy is not None:
         lines.append(f"policy:   {policy}   (docs/failure-policies.md)")
@@ -209,7 +221,7 @@ def classroom_lines(store: Store) -> list[str]:
         bundle = bundle_path(path)
         copy = bundle / "replay.json"
         rematch = rematch_command(copy if copy.is_file() else path)
-        lines += ["", f"{names.get(entrant, '?')}: its first failure, explained"]
+        lines += ["", f"{printable(names.get(entrant, '?'))}: its first failure, explained"]
         lines.append(explain(replay, entry, rematch))
         if more[entrant]:
             lines.append(
@@ -234,6 +246,7 @@ def standings_document(store: Store) -> dict[str, Any]:
             {
                 "place": place,
                 "name": b.name,
+                "ready_name": b.ready_name,
                 "matches": b.matches,
                 "wins": b.wins,
                 "draws": b.draws,
@@ -267,6 +280,25 @@ def _policy_document(policy: FailurePolicy) -> dict[str, Any]:
     return {"name": policy.name, "strikes": policy.strikes, "restarts": policy.restarts}
 
 
+_ELO_COLUMNS = tuple(
+    f"elo_{kind}{part}" for kind in ("games", "paired") for part in ("", "_lo", "_hi", "_samples")
+)
+
+
+def _elo_cells(rating: dict[str, Any]) -> dict[str, Any]:
+    """A bot's Elo columns: empty cells when the tournament is not two-player, and for the
+    estimate and its bounds when there are too few samples (the samples column says how
+    many) or the bound is infinite."""
+    cells: dict[str, Any] = {}
+    for kind in ("games", "paired"):
+        estimate = rating.get(f"elo_{kind}") or {}
+        cells[f"elo_{kind}"] = estimate.get("elo")
+        cells[f"elo_{kind}_lo"] = estimate.get("lo")
+        cells[f"elo_{kind}_hi"] = estimate.get("hi")
+        cells[f"elo_{kind}_samples"] = estimate.get("samples")
+    return cells
+
+
 def standings_csv(store: Store) -> str:
     """The standings as CSV, one row per bot, best first."""
     document = standings_document(store)
@@ -274,6 +306,7 @@ def standings_csv(store: Store) -> str:
     fields = [
         "place",
         "name",
+        "ready_name",
         "matches",
         "wins",
         "draws",
@@ -282,14 +315,17 @@ def standings_csv(store: Store) -> str:
         "avg_hand_score",
         "median_ms",
         "p95_ms",
+        *_ELO_COLUMNS,
         "failures",
         "strikes",
         "restarts",
     ]
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
+    elo = {r["name"]: r for r in document["ratings"]}
     for row in document["standings"]:
         row = dict(row)
+        row.update(_elo_cells(elo.get(row["name"], {})))
         row["failures"] = ";".join(f"{k}={v}" for k, v in sorted(row["failures"].items()))
         writer.writerow(row)
     return buffer.getvalue()

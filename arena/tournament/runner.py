@@ -71,7 +71,7 @@ def make_job(
         startup_ms=settings.startup_ms,
         move_ms=settings.move_ms,
         bank_ms=settings.bank_ms,
-        bots=[JobBot(e.command, e.cwd) for e in seats],
+        bots=[JobBot(e.command, e.cwd, e.name) for e in seats],
         replay=str(replay),
         sandbox=sandbox,
         max_stdout_bytes=settings.max_stdout_bytes,

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from arena import stop_signals
 from arena.referee.sandbox import SandboxPlan
-from arena.tournament.entrants import Entrant, Excluded, prepare, scan
+from arena.text import printable_block
+from arena.tournament.entrants import Entrant, Excluded, prepare, scan, too_few_text
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.resume import stored_entrants, stored_meta
 from arena.tournament.runner import RunOptions, TournamentRun, initial_tables
@@ -52,6 +53,10 @@ def open_new(
         SessionError: too few bots left, or a database that already holds a tournament.
     """
     found = scan(bots)
+    given = len(found.entrants)
+    too_few = too_few_text(given, given, settings.players)
+    if too_few is not None:  # no build or handshake can help
+        raise SessionError(too_few)
     kept, excluded = stop_signals.run(
         lambda: prepare(
             found.entrants,
@@ -60,11 +65,9 @@ def open_new(
             sandbox=sandbox,
         )
     )
-    if len(kept) < settings.players:
-        raise SessionError(
-            f"only {len(kept)} bot(s) passed their build and handshake; a table needs "
-            f"{settings.players}" + _excluded_text(excluded)
-        )
+    too_few = too_few_text(given, len(kept), settings.players)
+    if too_few is not None:
+        raise SessionError(too_few + _excluded_text(excluded))
     rows = _entrant_rows(found.entrants, excluded)
     ids = [r.id for r in rows if r.excluded is None]
     meta = stored_meta(out_dir or db_path.parent, db_path, found.entrants)
@@ -202,5 +205,5 @@ def _entrant_rows(entrants: list[Entrant], excluded: list[Excluded]) -> list[Ent
 def _excluded_text(excluded: list[Excluded]) -> str:
     if not excluded:
         return ""
-    lines = [f"\n  {x.entrant.name}: {x.stage}: {x.reason}" for x in excluded]
+    lines = [f"\n  {x.entrant.name}: {x.stage}: {printable_block(x.reason)}" for x in excluded]
     return "; left out:" + "".join(lines)

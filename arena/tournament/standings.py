@@ -11,6 +11,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from arena.replay import Status
+from arena.text import bot_label
 from arena.tournament.store import EntrantRow, MatchRow
 
 
@@ -31,6 +33,18 @@ class BotStanding:
     response_ms: list[float] = field(default_factory=list)
     strikes: int = 0
     restarts: int = 0
+    ready_names: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def ready_name(self) -> str | None:
+        """The name the bot said in ``ready`` most often (``None`` if it never said one)."""
+        common = self.ready_names.most_common(1)
+        return common[0][0] if common else None
+
+    @property
+    def label(self) -> str:
+        """Its name as outputs show it: ``greedy (ready: greedy-py)`` where the two differ."""
+        return bot_label(self.name, self.ready_name)
 
     @property
     def avg_hand_score(self) -> float:
@@ -110,6 +124,8 @@ def compute_standings(entrants: list[EntrantRow], matches: list[MatchRow]) -> St
             line.strikes += s.strikes
             line.restarts += s.restarts
             line.response_ms.extend(s.response_ms)
+            if not (s.status is not Status.OK and s.name == f"seat{s.seat}"):  # said no name
+                line.ready_names[s.name] += 1
             for other in match.summary.seats:
                 if other.seat == s.seat:
                     continue

@@ -105,7 +105,7 @@ class _Worker:
                 policy=job.policy,
                 sandbox_settings=job.sandbox,
             )
-            bots = [BotSpec(b.command, b.cwd) for b in job.bots]
+            bots = [BotSpec(b.command, b.cwd, b.name) for b in job.bots]
             replay = await play_match(config, bots)
             await trio.to_thread.run_sync(self._files, job.replay, replay)
             done = JobDone(

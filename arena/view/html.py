@@ -31,6 +31,7 @@ from arena.failure_report import evidence_fields
 from arena.games.api import Move
 from arena.games.tiles import Tile, tile_str
 from arena.replay import ExchangedLine, Failure, Replay, Status
+from arena.text import seat_name
 from arena.view.page import html_document
 from arena.view.steps import (
     Board,
@@ -85,7 +86,7 @@ def viewer_data(replay: Replay, steps: Sequence[Step] | None = None) -> dict[str
     """
     steps = build_steps(replay) if steps is None else steps
     special = sorted(SPECIAL_TILES.get(replay.game, frozenset()))
-    names = [printable(s.name) for s in replay.seats]
+    names = [seat_name(s) for s in replay.seats]
     return {
         "viewer_data": VIEWER_DATA_VERSION,
         "replay_format": replay.format,
@@ -130,7 +131,7 @@ def _seat_data(replay: Replay, seat: int) -> dict[str, Any]:
     failure = record.failure
     return {
         "seat": seat,
-        "name": printable(record.name),
+        "name": seat_name(record),
         "label": seat_label(replay, seat),
         "command": printable(record.command),
         "status": record.status.value,

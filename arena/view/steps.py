@@ -24,6 +24,8 @@ from arena.games.registry import get_game
 from arena.games.tiles import Tile, tile_str
 from arena.replay import Action, Failure, Replay, Status
 from arena.replay_walk import ReplayMismatch, WalkKind, walk_replay
+from arena.text import printable as printable  # re-exported: the viewers import it from here
+from arena.text import seat_name
 
 #: A replay whose events do not re-run through the engine.
 StepsError = ReplayMismatch
@@ -226,18 +228,10 @@ def board_of(match: Match) -> Board:
 # -- words -------------------------------------------------------------------------------------
 
 
-def printable(text: str) -> str:
-    """``text`` with every control or unprintable character escaped (bots write names and
-    notes; none of it may drive a terminal)."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
-
-
 def seat_label(replay: Replay, seat: int) -> str:
     """``seat 1 (greedy)``: the seat and its bot's name."""
-    name = replay.seats[seat].name if seat < len(replay.seats) else "?"
-    return f"seat {seat} ({printable(name)})"
+    name = seat_name(replay.seats[seat]) if seat < len(replay.seats) else "?"
+    return f"seat {seat} ({name})"
 
 
 def game_target(replay: Replay) -> int | None:

@@ -22,6 +22,7 @@ from typing import TextIO
 
 from arena.games.tiles import Tile
 from arena.replay import Replay, Status
+from arena.text import seat_name
 from arena.view.steps import (
     Board,
     Step,
@@ -216,7 +217,7 @@ def board_lines(
     if board.fives:
         lines.extend(fives_lines(replay, board, color=color, placed_arm=placed_arm))
     lines.append(f"  boneyard  {board.boneyard_size} tile{'' if board.boneyard_size == 1 else 's'}")
-    names = [printable(s.name) for s in replay.seats]
+    names = [seat_name(s) for s in replay.seats]
     name_width = max((len(n) for n in names), default=0)
     score_width = max((len(str(s)) for s in board.scores), default=1)
     for seat, tiles in enumerate(board.hands):
@@ -362,7 +363,7 @@ def _match_start_lines(replay: Replay) -> list[str]:
         lines.append(f"  played    {replay.started_at}, {replay.duration_s:g} s")
     if replay.policy.name != "strict":
         lines.append(f"  policy    {replay.policy.describe()}")
-    names = [printable(s.name) for s in replay.seats]
+    names = [seat_name(s) for s in replay.seats]
     width = max((len(n) for n in names), default=0)
     for seat, name in zip(replay.seats, names, strict=True):
         row = f"  seat {seat.seat}  {name:<{width}}  {printable(seat.command)}"
@@ -407,7 +408,7 @@ def _match_end_lines(replay: Replay, steps: Sequence[Step]) -> list[str]:
     assert result is not None
     if lines:
         lines.append("")
-    names = [printable(s.name) for s in replay.seats]
+    names = [seat_name(s) for s in replay.seats]
     name_width = max((len(n) for n in names), default=0)
     score_width = max((len(str(s)) for s in result.scores), default=1)
     for place, seat in enumerate(result.ranking, start=1):

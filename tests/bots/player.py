@@ -14,6 +14,7 @@ correctly; at request N it does MODE:
   illegal       answers with a move that is not legal (a tile it does not hold)
   wrong_id      answers with the wrong request id
   unknown_field answers with an extra field "mvoe"
+  lone_surrogate answers with a debug note holding a lone \\ud800 escape (not valid JSON)
   late          answers after sleeping ARG seconds (default 1.5)
   silent_exit   exits 0 without answering
   close_stdout  closes its stdout and keeps running
@@ -113,6 +114,11 @@ for raw in sys.stdin.buffer:
                 reply["move"] = {"action": "play", "tile": tile, "end": "left", "out": tile[1]}
             elif mode == "wrong_id":
                 reply["id"] = msg["id"] + 1000
+            elif mode == "lone_surrogate":
+                text = json.dumps(reply)[:-1] + ', "debug": "x\\ud800"}'
+                out.write(text.encode() + b"\n")
+                out.flush()
+                continue
             elif mode == "unknown_field":
                 reply["mvoe"] = 1
             elif mode == "late":

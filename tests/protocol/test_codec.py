@@ -576,3 +576,56 @@ def test_schema_states_the_protocol_version() -> None:
     schema = protocol_schema()
     assert schema["protocol_version"] == m.PROTOCOL_VERSION == 1
     json.dumps(schema)
+
+
+# -- invalid escapes and byte order marks ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "escape", "offset"),
+    [
+        (r"\ud800", r"\ud800", 24),  # a high half at the end of the string (msgspec: truncated)
+        (r"\udc00", r"\udc00", 24),  # a low half alone
+        (r"\ud800\u0041", r"\ud800", 24),  # a high half followed by another escape
+        (r"ok\ud800 and more text", r"\ud800", 26),  # a high half followed by text
+        (r"\ud83d\ude00\udfff", r"\udfff", 36),  # a valid pair, then a low half alone
+        (r"\\\ud800", r"\ud800", 26),  # an escaped backslash, then the escape
+    ],
+)
+def test_lone_surrogate_escape_is_named_with_its_byte(name: str, escape: str, offset: int) -> None:
+    """A \\u escape of half a UTF-16 pair is named, with where it starts, not "truncated"."""
+    error = rejected(b'{"type":"ready","name":"' + name.encode() + b'"}')
+    assert error.detail == (
+        f"not valid JSON: lone surrogate escape {escape} at byte {offset}"
+        " (JSON strings must be valid Unicode)"
+    )
+
+
+def test_escaped_backslash_before_u_is_no_surrogate() -> None:
+    """``\\\\ud800`` is a backslash and the text ``ud800``: a valid name."""
+    assert decode_from_bot(rb'{"type":"ready","name":"\\ud800"}').name == "\\ud800"
+
+
+def test_truncated_line_is_still_truncated() -> None:
+    """A line that really ends too soon keeps msgspec's own words."""
+    assert (
+        rejected(b'{"type":"ready","name":"x').detail == "not valid JSON: Input data was truncated"
+    )
+
+
+def test_other_invalid_escape_keeps_msgspecs_words() -> None:
+    """An invalid escape that is no surrogate keeps msgspec's description and byte."""
+    error = rejected(rb'{"type":"ready","name":"\x"}')
+    assert (
+        error.detail
+        == "not valid JSON: JSON is malformed: invalid escape character in string (byte 26)"
+    )
+
+
+def test_byte_order_mark_is_named() -> None:
+    """A line that starts with a UTF-8 byte order mark says so (a .NET bot's first line)."""
+    error = rejected(b'\xef\xbb\xbf{"type":"ready","name":"x"}')
+    assert error.detail == (
+        "not valid JSON: the line starts with a UTF-8 byte order mark (bytes EF BB BF);"
+        " write UTF-8 without one"
+    )

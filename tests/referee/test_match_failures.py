@@ -470,3 +470,21 @@ def test_bot_exiting_while_its_child_holds_stdout_is_a_crash_at_the_deadline(mar
     assert seat.detail.endswith("a process it started kept its output open")
     assert took < MOVE_MS / 1000 + MARGIN_S
     assert_clean(replay, marker)
+
+
+def test_lone_surrogate_escape_is_named_in_the_recorded_detail(marker: str) -> None:
+    """A reply with a lone \\ud800 escape is a bad message whose detail names the escape."""
+    replay, _ = play([player("lone_surrogate", 1, marker=marker), player("ok", marker=marker)])
+    failure = replay.seats[0].failure
+    assert failure is not None
+    assert failure.status is Status.BAD_MESSAGE
+    assert failure.line is not None
+    assert failure.line.endswith('"debug": "x\\ud800"}')
+    offset = failure.line.index("\\ud800")
+    expected = (
+        f"not valid JSON: lone surrogate escape \\ud800 at byte {offset}"
+        " (JSON strings must be valid Unicode)"
+    )
+    assert failure.error == expected
+    assert expected in replay.seats[0].detail
+    assert_clean(replay, marker)

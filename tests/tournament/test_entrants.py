@@ -529,3 +529,21 @@ def test_doc_examples_are_valid_manifests(tmp_path: Path) -> None:
         (tmp_path / str(number)).mkdir()
         (tmp_path / str(number) / "bot.toml").write_text(block)
     assert [e.name for e in discover([str(tmp_path)])] == ["greedy-v2", "fast-c"]
+
+
+def test_manifest_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """A bot.toml saved with a UTF-8 byte order mark (Windows editors) is read like any other."""
+    folder = tmp_path / "bom"
+    folder.mkdir()
+    (folder / "bot.toml").write_bytes(b'\xef\xbb\xbfname = "bom"\ncommand = "python3 bot.py"\n')
+    (entrant,) = discover([str(folder)])
+    assert (entrant.name, entrant.command) == ("bom", "python3 bot.py")
+
+
+def test_build_output_in_a_reason_is_escaped() -> None:
+    """The build output a reason quotes cannot drive a terminal: control characters escaped."""
+    from arena.tournament.entrants import _with_output
+
+    reason = _with_output("build 'make' failed", "ok\n\x1b[31mred\r\x07\n")
+    # splitlines() ends a line at a bare \r too: it reaches no terminal as a carriage return.
+    assert reason == "build 'make' failed; its output ends with:\nok\n\\x1b[31mred\n\\x07"

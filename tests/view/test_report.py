@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from arena.replay import read_replay
+from arena.text import seat_name
 from arena.view.steps import StepKind, build_steps
 from tests.view.browser import ViewerPage
 from tests.view.matches import ROOT, play_scripted, scripted_bot
@@ -170,7 +171,7 @@ def test_every_match_links_to_its_viewer_page(viewer: ViewerPage, duel: Played) 
         assert state["error"] is None
         assert state["step"] == 1
         names = [state["seats"][str(i)]["name"] for i in range(2)]
-        assert names == [seat.name for seat in read_replay(match.replay).seats]
+        assert names == [seat_name(seat) for seat in read_replay(match.replay).seats]
 
 
 def test_failure_links_open_the_viewer_at_the_failure(viewer: ViewerPage, duel: Played) -> None:
