@@ -45,8 +45,8 @@ from arena.out_paths import (
 from arena.policy import POLICY_NAMES, FailurePolicy, make_policy
 from arena.referee.channel import BotSpec
 from arena.referee.clock import TimeLimits
+from arena.referee.commands import BotCommandError, parse_command
 from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
-from arena.referee.process import BotCommandError, parse_command
 from arena.referee.sandbox import SandboxConfig, SandboxError, SandboxPlan, plan_sandbox
 from arena.replay import Replay, ReplayError, Status, read_replay, write_replay
 from arena.stop_signals import exit_code as _stopped_exit_code
