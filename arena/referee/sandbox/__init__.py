@@ -30,7 +30,8 @@ here starts a process: `arena.referee.spawn` does (the detection probes included
 sandboxed bots from threads that live as long as the referee, so that the parent-death
 signals, which follow the forking thread, fire when the referee dies and not before.
 
-One module per job, each importing only those listed before it (and `arena.referee.spawn`):
+One module per job, each importing only those listed before it (and `arena.referee.spawn`;
+`bot` names `plan`'s `SandboxPlan` as a type only, under ``TYPE_CHECKING``):
 
 - `config`: `SandboxConfig`, the mechanisms, the errors;
 - `paths`: what a bot's command needs to read, and the mount view under unshare as root;
