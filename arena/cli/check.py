@@ -9,7 +9,7 @@ import json
 from arena.cli.errors import EXIT_FAILED, EXIT_OK
 from arena.cli.inputs import _check_bot_command
 from arena.cli.sandbox import _sandbox_config, _sandbox_plan
-from arena.referee.process import BotCommandError
+from arena.referee.commands import BotCommandError
 from arena.stop_signals import run as _run_stoppable
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from arena.cli.errors import UsageError
 from arena.out_paths import Output, prepare_outputs
-from arena.referee.process import BotCommandError, parse_command
+from arena.referee.commands import BotCommandError, parse_command
 from arena.replay import Replay, ReplayError, read_replay
 
 _SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php")

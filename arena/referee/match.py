@@ -29,9 +29,9 @@ from arena.policy import STRICT, FailurePolicy, substitute_move
 from arena.redaction import detail_for_others
 from arena.referee.channel import BotChannel, BotSpec, Connector
 from arena.referee.clock import SeatClock, TimeLimits, accepted_elapsed, late_ms
+from arena.referee.commands import BotCommandError
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import (
-    BotCommandError,
     BotEOFError,
     BotGoneError,
     OutputLimitError,

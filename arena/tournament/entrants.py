@@ -27,14 +27,14 @@ from typing import Literal
 
 import trio
 
+from arena.referee.capped import run_capped
+from arena.referee.commands import BotCommandError
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import (
-    BotCommandError,
     BotEOFError,
     BotGoneError,
     BotProcess,
     open_bot_process,
-    run_capped,
 )
 from arena.referee.sandbox import (
     Mechanism,
