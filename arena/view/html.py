@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ from arena.games.api import Move
 from arena.games.tiles import Tile, tile_str
 from arena.replay import ExchangedLine, Failure, Replay, Status
 from arena.text import seat_name
-from arena.view.page import html_document
+from arena.view.page import asset, html_document
 from arena.view.steps import (
     Board,
     Step,
@@ -67,8 +66,6 @@ EXCHANGED_TAIL = 80
 
 #: The evidence labels of the lines exchanged with a bot, by direction (viewer.js knows them).
 EXCHANGED_LABELS = {"sent": "referee → bot", "received": "bot → referee"}
-
-_ASSETS = "arena.view"
 
 
 # -- the viewer data ---------------------------------------------------------------------------
@@ -443,10 +440,6 @@ def printable_block(text: str) -> str:
 # -- the page ----------------------------------------------------------------------------------
 
 
-def _asset(name: str) -> str:
-    return resources.files(_ASSETS).joinpath(name).read_text(encoding="utf-8")
-
-
 def exact_integers(data: Any) -> Any:
     """``data`` with every integer that a JavaScript number cannot hold exactly (beyond
     ±`JS_SAFE_INTEGER`) replaced by its decimal string, at any depth; the rest unchanged.
@@ -488,9 +481,9 @@ def render_page(data: dict[str, Any]) -> str:
     return html_document(
         title=str(data.get("title", "Matador Arena replay")),
         made_by="arena view --html",
-        css=_asset("viewer.css"),
+        css=asset("viewer.css"),
         body=_BODY.format(data=embed_json(data)),
-        js=_asset("viewer.js"),
+        js=asset("viewer.js"),
     )
 
 

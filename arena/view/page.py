@@ -2,12 +2,18 @@
 (:mod:`arena.view.html`) and the tournament report (:mod:`arena.tournament.html_report`).
 
 One self-contained file: the stylesheet and the script inline, nothing loaded from the network
-(the Content-Security-Policy forbids it), so the page opens from disk.
+(the Content-Security-Policy forbids it), so the page opens from disk. Every page's stylesheet and
+script are files of this package (:func:`asset`: ``viewer.css`` and ``viewer.js`` for the viewer,
+``report.css`` and ``report.js`` for the report), listed in pyproject.toml's package-data.
 """
 
 from __future__ import annotations
 
 import html
+from importlib import resources
+
+#: The package whose files are the pages' stylesheets and scripts.
+_ASSETS = "arena.view"
 
 # The braces of the CSS and the script are inserted by format(), never parsed by it.
 _DOCUMENT = """<!DOCTYPE html>
@@ -43,3 +49,8 @@ def html_document(*, title: str, made_by: str, css: str, body: str, js: str) -> 
     return _DOCUMENT.format(
         title=html.escape(title), made_by=html.escape(made_by), css=css, body=body, js=js
     )
+
+
+def asset(name: str) -> str:
+    """The text of the page asset ``name`` (``viewer.css``, ``report.js``…) as the file has it."""
+    return resources.files(_ASSETS).joinpath(name).read_text(encoding="utf-8")
