@@ -31,6 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena import PRODUCT
+from arena.games.registry import DEFAULT_GAME
 from arena.policy import FailurePolicy
 from arena.tournament.ratings_view import compute_ratings
 from arena.tournament.report_markup import PALETTE, Context, bot_tag, costs, esc, failure_kinds
@@ -101,7 +103,7 @@ def render_report(
             failures_section(standings, failures, entries, ctx),
             matches_section(entries, ctx),
             "</main>",
-            f'<footer class="foot">Made by Matador Arena at {esc(moment)} from '
+            f'<footer class="foot">Made by {esc(PRODUCT)} at {esc(moment)} from '
             f"<code>{esc(store.path)}</code>: <code>arena report --db {esc(store.path)} -o "
             f"{esc(out)}</code> makes it again.</footer>",
         ]
@@ -122,7 +124,7 @@ def _header(
     ctx: Context,
     policy: FailurePolicy | None,
 ) -> str:
-    game = str(config.get("game", "matador"))
+    game = str(config.get("game", DEFAULT_GAME))  # a tournament from before games were chosen
     fmt = str(config.get("format", "round-robin"))
     chips = [
         game,

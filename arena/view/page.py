@@ -12,6 +12,8 @@ from __future__ import annotations
 import html
 from importlib import resources
 
+from arena import PRODUCT
+
 #: The package whose files are the pages' stylesheets and scripts.
 _ASSETS = "arena.view"
 
@@ -23,7 +25,7 @@ _DOCUMENT = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; \
 style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<meta name="generator" content="Matador Arena ({made_by})">
+<meta name="generator" content="{product} ({made_by})">
 <title>{title}</title>
 <style>
 {css}
@@ -47,7 +49,12 @@ def html_document(*, title: str, made_by: str, css: str, body: str, js: str) -> 
     for the ``generator`` meta tag (``arena report``).
     """
     return _DOCUMENT.format(
-        title=html.escape(title), made_by=html.escape(made_by), css=css, body=body, js=js
+        title=html.escape(title),
+        product=html.escape(PRODUCT),
+        made_by=html.escape(made_by),
+        css=css,
+        body=body,
+        js=js,
     )
 
 
