@@ -23,6 +23,7 @@ from arena.games import fives, matador
 from arena.games.api import Deal, Move, derive_seed
 from arena.games.matador import MatadorState, _copy, parse_rules, start_hand
 from arena.games.match import hand_seed
+from arena.games.registry import GAMES, get_game
 from arena.games.tiles import (
     ALL_TILES,
     TILE_INDEX,
@@ -265,8 +266,9 @@ def _check_rank(check: dict[str, Any]) -> None:
 def _check_flag(check: dict[str, Any]) -> None:
     game = check.get("game", "matador")
     name, cli, default = check["name"], check["cli"], check["default"]
-    engine = {"matador": matador, "fives": fives}[game]
-    assert list(engine._FLAG_VALUES[name]) == check["values"]
+    engine = get_game(game)
+    choices = {spec.name: spec.flag.choices for spec in engine.rules}
+    assert list(choices[name]) == check["values"]
     assert getattr(engine.parse_rules({}), name) == default
     wire_config = {"matador": messages.MatadorRules, "fives": messages.FivesRules}[game]
     assert getattr(wire_config(), name) == default
@@ -365,13 +367,13 @@ def test_every_fives_rule_section_has_a_checked_example() -> None:
 def test_every_rules_flag_is_documented() -> None:
     """Each flag of MatadorRules and FivesRules has a flag check (name, values, default, CLI
     option)."""
-    for game, engine in (("matador", matador), ("fives", fives)):
+    for game, plugin in GAMES.items():
         documented = {
             c["name"]
             for _h, c, _v in CHECKS
             if c.get("kind") == "flag" and c.get("game", "matador") == game
         }
-        assert documented == set(engine._FLAG_VALUES), game
+        assert documented == {spec.name for spec in plugin.rules}, game
 
 
 def test_position_helper_builds_what_it_is_told() -> None:

@@ -212,7 +212,8 @@ def view(state: GameState, seat: int) -> SeatView:
 class Game(Protocol):
     """A game: its name, how to read its rules, and how to start a hand."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def parse_rules(self, raw: dict[str, Any]) -> Any: ...
 
