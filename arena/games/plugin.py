@@ -134,6 +134,8 @@ class Drawing:
         boneyard_label: what the undealt tiles are called (``"boneyard"``; Fives: ``"stock"``;
             Block: ``"out of play"``, nobody draws them).
         join_rule: how tiles join, one short phrase for a legend (``"halves sum to 7"``).
+        count_multiple: with ``TableFeatures.end_count``, the multiple of the count of the open
+            ends that scores (Fives: 5; the viewers mark such a count); 0 when none does.
     """
 
     special_tiles: frozenset[Tile] = frozenset()
@@ -142,6 +144,7 @@ class Drawing:
     arm_ends: tuple[str, ...] = ()
     boneyard_label: str = "boneyard"
     join_rule: str = "equal halves"
+    count_multiple: int = 0
 
     @property
     def end_names(self) -> tuple[str, ...]:

@@ -39,6 +39,12 @@ from arena.view.table import boneyard_label
 StepsError = ReplayMismatch
 
 
+#: The table of a plain line game (no spinner, no count, no scoring during a hand, a boneyard to
+#: draw from): a :class:`Board`'s features and drawing when none are given.
+PLAIN_FEATURES = TableFeatures()
+PLAIN_DRAWING = Drawing()
+
+
 class StepKind(enum.Enum):
     """What a step shows."""
 
@@ -84,8 +90,8 @@ class Board:
     scores: tuple[int, ...]
     to_move: int | None
     retired: tuple[int, ...]
-    features: TableFeatures = TableFeatures()
-    drawing: Drawing = Drawing()
+    features: TableFeatures = PLAIN_FEATURES
+    drawing: Drawing = PLAIN_DRAWING
     arms: tuple[tuple[str, tuple[Tile, ...]], ...] = ()
     spinner: int | None = None
     count: int | None = None

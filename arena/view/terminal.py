@@ -28,7 +28,6 @@ from arena.view.steps import (
     Step,
     StepKind,
     StepsError,
-    boneyard_words,
     build_steps,
     describe,
     failure_text,

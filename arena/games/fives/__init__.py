@@ -41,6 +41,7 @@ PLUGIN = GamePlugin(
         arm_ends=(NORTH, SOUTH),
         boneyard_label="stock",
         join_rule="equal halves",
+        count_multiple=5,
     ),
     check_first=FIVES_FIRST,
     check_rules=FIVES_RULES,
