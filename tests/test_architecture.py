@@ -3,8 +3,9 @@
 The game engines and the protocol are pure: they touch no processes, clocks, files or sockets,
 and neither imports the other nor anything else of ours. Randomness enters the engines only in
 ``arena/games/tiles.py``. Only ``arena/referee/process.py`` runs processes. The arrows point
-inward: nothing but ``arena/__main__.py`` imports the CLI, and only the CLI, the tournament and
-the referee itself import the referee.
+inward: nothing but ``arena/__main__.py`` imports the CLI (``arena/cli/``, whose modules import
+their siblings, never the package itself), and only the CLI, the tournament and the referee
+itself import the referee.
 """
 
 from __future__ import annotations
@@ -116,9 +117,15 @@ def test_arrows_point_inward() -> None:
     for path in ALL_SOURCES:
         names = _imports(path)
         rel = _rel(path)
-        if rel != "arena/__main__.py":
-            assert "arena.cli" not in names, f"{rel} imports the CLI"
-        if rel != "arena/cli.py" and not rel.startswith(("arena/referee/", "arena/tournament/")):
+        cli = [n for n in names if n == "arena.cli" or n.startswith("arena.cli.")]
+        if rel.startswith("arena/cli/"):
+            if rel != "arena/cli/__init__.py":  # siblings import siblings: no import cycle
+                assert "arena.cli" not in names, f"{rel} imports the CLI's package"
+        elif rel == "arena/__main__.py":
+            assert cli == ["arena.cli"], f"{rel} imports {cli}"
+        else:
+            assert not cli, f"{rel} imports the CLI"
+        if not rel.startswith(("arena/cli/", "arena/referee/", "arena/tournament/")):
             referee = [n for n in names if n == "arena.referee" or n.startswith("arena.referee.")]
             assert not referee, f"{rel} imports {referee}"
 

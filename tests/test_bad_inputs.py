@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from arena import cli
-from arena.cli_errors import DEBUG_VARIABLE
+from arena.cli.errors import DEBUG_VARIABLE
 from arena.replay import MAX_REPLAY_BYTES, ReplayError, decode_replay, read_replay_bytes
 from arena.verify import verify_replay
 from arena.view.steps import StepsError, build_steps

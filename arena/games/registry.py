@@ -7,6 +7,8 @@ no game.
 
 from __future__ import annotations
 
+from typing import Final
+
 from arena.games.block import PLUGIN as BLOCK
 from arena.games.fives import PLUGIN as FIVES
 from arena.games.matador import PLUGIN as MATADOR
@@ -16,7 +18,7 @@ from arena.games.plugin import GamePlugin
 GAMES: dict[str, GamePlugin] = {plugin.name: plugin for plugin in (MATADOR, FIVES, BLOCK)}
 
 #: The game played when none is named.
-DEFAULT_GAME = "matador"
+DEFAULT_GAME: Final = "matador"
 
 
 def get_game(name: str) -> GamePlugin:

@@ -71,7 +71,7 @@ class MatadorRules:
         metadata=flag(
             option="--hand-size",
             choices=(5, 7, "9-n"),
-            help="tiles dealt to each seat: 5, 7 or 9-n (nine minus the players)",
+            help="tiles dealt to each seat (9-n: nine minus the players)",
             doc="tiles dealt to each seat (`9-n`: nine minus the number of players)",
             rule="1.3",
             anchor="#13-deal",
