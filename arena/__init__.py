@@ -1,4 +1,4 @@
-"""Matador Arena: a referee and arena for domino-playing programs."""
+"""Matador Arena: a referee, tournament runner and viewers for domino-playing bots."""
 
-#: The product's name, as the pages and messages print it (not a game: the games are plugins).
+#: The product's name, as page titles, footers and help texts print it (not a game's name).
 PRODUCT = "Matador Arena"

@@ -44,7 +44,8 @@ def table_data(plugin: GamePlugin) -> dict[str, Any]:
     ``draws``, each true or false; ``line_ends``: the line's two ends, the one whose plays go
     before the first tile first; ``arm_ends``: the spinner's arms (empty without one);
     ``special_label``: what a special tile is called (empty when the game has none; the tiles
-    are the viewer data's ``special``); ``boneyard_label``: what the undealt tiles are called
+    are the viewer data's ``special``); ``join_rule``: how tiles join, a short phrase
+    (``"equal halves"``); ``boneyard_label``: what the undealt tiles are called
     on the table (``"boneyard"`` where players draw); ``count_multiple``: the multiple of the
     count that scores (0: none), with ``count_multiple_words``.
     """
@@ -63,9 +64,10 @@ def table_data(plugin: GamePlugin) -> dict[str, Any]:
         "line_ends": list(drawing.line_ends),
         "arm_ends": list(drawing.arm_ends),
         "special_label": drawing.special_label,
+        "join_rule": drawing.join_rule,
         "boneyard_label": boneyard_label(features, drawing),
         "count_multiple": multiple,
-        "count_multiple_words": multiple_words(multiple),
+        "count_multiple_words": multiple_words(multiple) if multiple else "",
     }
 
 

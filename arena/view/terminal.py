@@ -349,7 +349,7 @@ def render_step(
 
 def _match_start_lines(replay: Replay) -> list[str]:
     """The settings and the seats (commands, start-up failures) shown at the match start."""
-    rules = " ".join(f"{k}={v}" for k, v in replay.rules.items())
+    rules = " ".join(f"{k}={v}" for k, v in replay.rules.items()) or "none (no rule flags)"
     time = replay.time
     lines = [
         f"  rules     {rules}",
@@ -368,13 +368,16 @@ def _match_start_lines(replay: Replay) -> list[str]:
         if failure is not None and failure.phase == "startup":
             row += f"  (failed at start-up: {failure_text(seat.status, failure, seat.detail)})"
         lines.append(row)
-    drawing = game_of(replay).drawing
+    plugin = game_of(replay)
+    drawing = plugin.drawing
     if drawing.special_tiles:
         shown = ", ".join(f"{a}-{b}" for a, b in sorted(drawing.special_tiles))
         lines.append(f"  tiles marked * are {drawing.special_label}s ({shown})")
     if drawing.arm_ends:
         arms = " and ".join(drawing.arm_ends)
         lines.append(f"  the spinner is shown {{d|d}}; {arms} are its arms, read outward from it")
+    if not plugin.features.draws:
+        lines.append(f"  nobody draws: the undealt tiles are {drawing.boneyard_label}")
     return lines
 
 

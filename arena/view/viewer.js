@@ -24,6 +24,7 @@
     line_ends: ["left", "right"],
     arm_ends: [],
     special_label: "special tile",
+    join_rule: "",
     boneyard_label: "boneyard",
     count_multiple: 0,
     count_multiple_words: "",
@@ -533,7 +534,7 @@
         this.special.size ? el("span", { class: "legend-item" }, el("i", { class: "swatch special-swatch" }), this.table.special_label) : null,
         this.features.spinner ? el("span", { class: "legend-item" }, el("i", { class: "swatch spinner-swatch" }), "spinner") : null,
         el("span", { class: "legend-item" }, el("i", { class: "swatch placed-swatch" }), "just played"),
-        el("span", { class: "legend-item" }, el("i", { class: "swatch drawn-swatch" }), "just drawn"),
+        this.features.draws ? el("span", { class: "legend-item" }, el("i", { class: "swatch drawn-swatch" }), "just drawn") : null,
       );
     }
 
@@ -980,6 +981,7 @@
     matchCard() {
       const m = this.data.match;
       const rules = Object.entries(m.rules).map(([k, v]) => el("li", {}, el("code", { text: k }), " " + v));
+      if (!rules.length) rules.push(el("li", { class: "muted", text: "none: the game has no rule flags" }));
       const t = m.time;
       return el(
         "div",
@@ -1022,7 +1024,10 @@
       const parts = [];
       if (this.features.spinner) parts.push("The first double is the spinner, drawn across the line with its " + t.arm_ends.join(" and ") + " arms");
       if (this.features.end_count && t.count_multiple > 0) parts.push("every count of the open ends that is a multiple of " + t.count_multiple_words + " scores");
-      return parts.length ? " " + parts.join("; ") + "." : "";
+      if (parts.length) return " " + parts.join("; ") + ".";
+      // A plain line: how tiles join, and, where nobody draws, what the undealt tiles are.
+      const join = t.join_rule ? " Tiles join by " + t.join_rule + "." : "";
+      return join + (this.features.draws ? "" : " Nobody draws: the undealt tiles are " + t.boneyard_label + ".");
     }
 
     renderEvent(step) {
