@@ -123,7 +123,7 @@ def viewer_data(replay: Replay, steps: Sequence[Step] | None = None) -> dict[str
 
 
 def _title(replay: Replay, names: list[str]) -> str:
-    """``Matador: greedy vs random vs greedy-js (seed 7)``: the game's title, the bots."""
+    """``TITLE: greedy vs random vs greedy-js (seed 7)``: the game's title, the bots."""
     return f"{game_of(replay).title}: {' vs '.join(names)} (seed {replay.seed})"
 
 

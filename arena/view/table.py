@@ -40,14 +40,17 @@ def count_scores(count: int, multiple: int) -> bool:
 def table_data(plugin: GamePlugin) -> dict[str, Any]:
     """What ``viewer.js`` needs to draw ``plugin``'s table, JSON-ready (docs/viewer.md).
 
-    ``title`` (``"Matador"``); ``features``: ``spinner``, ``end_count``, ``hand_scoring`` and
-    ``draws``, each true or false; ``line_ends``: the line's two ends, the one whose plays go
-    before the first tile first; ``arm_ends``: the spinner's arms (empty without one);
-    ``special_label``: what a special tile is called (empty when the game has none; the tiles
-    are the viewer data's ``special``); ``join_rule``: how tiles join, a short phrase
-    (``"equal halves"``); ``boneyard_label``: what the undealt tiles are called
-    on the table (``"boneyard"`` where players draw); ``count_multiple``: the multiple of the
-    count that scores (0: none), with ``count_multiple_words``.
+    - ``title``: the game's title as printed;
+    - ``features``: ``spinner``, ``end_count``, ``hand_scoring`` and ``draws``, each a bool;
+    - ``line_ends``: the line's two ends, the one whose plays go before the first tile first;
+    - ``arm_ends``: the spinner's arms (empty without one);
+    - ``special_label``: what a special tile is called (empty when the game has none; the
+      tiles are the viewer data's ``special``);
+    - ``join_rule``: how tiles join, a short phrase (``"equal halves"``);
+    - ``boneyard_label``: what the undealt tiles are called on the table (``"boneyard"``
+      where players draw);
+    - ``count_multiple``: the multiple of the count that scores (0: none), with
+      ``count_multiple_words``.
     """
     features, drawing = plugin.features, plugin.drawing
     multiple = drawing.count_multiple

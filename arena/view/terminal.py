@@ -103,9 +103,9 @@ def _paint(text: str, codes: Sequence[str], color: bool) -> str:
 def tile_text(
     tile: Tile, special: frozenset[Tile], *, color: bool = False, extra: Sequence[str] = ()
 ) -> str:
-    """``[3|4]``: a tile as it lies, ``*`` after a special tile (the game's: Matador's
-    matadors), coloured on a terminal (``extra`` adds codes, e.g. to pick out the tile just
-    played)."""
+    """``[3|4]``: a tile as it lies, ``*`` after one of the game's special tiles
+    (``Drawing.special_tiles``), coloured on a terminal (``extra`` adds codes, e.g. to pick
+    out the tile just played)."""
     a, b = tile
     marked = (min(a, b), max(a, b)) in special
     text = f"[{a}|{b}]" + ("*" if marked else "")
@@ -152,8 +152,8 @@ def _end_text(ends: dict[str, int], position: str) -> str:
 
 def arm_text(board: Board, arm: str, *, color: bool = False, placed: bool = False) -> str:
     """One arm of the spinner read outward from it: ``{5|5} [5|1][1|3] north=3``; ``closed``
-    while it may not grow yet (Fives: until both sides of the spinner are covered,
-    docs/rules.md 2.4)."""
+    while it may not grow yet (until both sides of the spinner are covered, docs/rules.md
+    2.4)."""
     assert board.spinner is not None
     tiles = dict(board.arms).get(arm, ())
     ends = dict(board.ends)

@@ -522,7 +522,7 @@
       });
     }
 
-    /** The game's title ("Matador"), from the table data (else its name, capitalised). */
+    /** The game's title, from the table data (else its name, capitalised). */
     gameTitle() {
       return this.table.title || capital(this.data.match.game);
     }
