@@ -23,6 +23,7 @@ from arena.games import fives, matador
 from arena.games.api import Deal, Move, derive_seed
 from arena.games.matador import MatadorState, _copy, parse_rules, start_hand
 from arena.games.match import hand_seed
+from arena.games.plugin import rule_table
 from arena.games.registry import GAMES, get_game
 from arena.games.tiles import (
     ALL_TILES,
@@ -394,3 +395,16 @@ def test_replay_format_example_verifies() -> None:
     report = verify_replay(decode_replay(found.group(1).encode()))
     assert report.error is None
     assert report.checked == "1 hands, 15 moves, scores [0, 29, 0] verified"
+
+
+def test_rule_tables_are_derived_from_the_rules_dataclasses() -> None:
+    """Each game's rule-flag table in docs/rules.md is the one its rules dataclass gives
+    (``arena.games.plugin.rule_table``); a game without flags says so in its section."""
+    text = RULES_DOC.read_text(encoding="utf-8")
+    for name, plugin in GAMES.items():
+        table = rule_table(plugin)
+        if table:
+            assert table in text, f"the {name} rule table differs from {plugin.rules_type}"
+        else:
+            assert f"## {plugin.title}\n" in text, name
+            assert "**Flags.** None" in text, name

@@ -52,7 +52,8 @@ def rule_flag_dests() -> dict[str, tuple[str, str]]:
 
 
 def _target_help() -> str:
-    """``play matches to P points (default 100; fives is always played to 100)``."""
+    """``play matches to P points (default 100; G is always played to 100)`` for each game G
+    with a target of its own."""
     default = GAMES[DEFAULT_GAME].default_target
     fixed = [
         f"{p.name} is always played to {p.match_target}"

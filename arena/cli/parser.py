@@ -6,6 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
+from arena import PRODUCT
 from arena.cli.arg_types import _non_negative, _positive, _seed
 from arena.cli.errors import OneLineParser, UsageError
 from arena.cli.match_flags import _add_match_flags
@@ -47,7 +48,7 @@ def _policy(args: argparse.Namespace) -> FailurePolicy:
 def _build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="arena",
-        description="Matador Arena: play domino bots against each other under a referee.",
+        description=f"{PRODUCT}: play domino bots against each other under a referee.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -237,3 +237,36 @@ class GamePlugin:
         if self.min_players <= players <= self.max_players:
             return None
         return f"{self.name} is for {self.players_text()} players, not {players}"
+
+
+def rule_table(plugin: GamePlugin) -> str:
+    """The Markdown table of ``plugin``'s rules flags, as docs/rules.md prints it (a test
+    compares the page with this), or ``""`` for a game without flags."""
+    if not plugin.rules:
+        return ""
+    rows = [
+        "| Flag | Values | Default | `arena play` option | Rule | What it sets |",
+        "|---|---|---|---|---|---|",
+    ]
+    for spec in plugin.rules:
+        flag = spec.flag
+        values = ", ".join(f"`{_json(c)}`" for c in flag.choices)
+        if flag.is_bool:
+            option = f"`{flag.option}` / `--no-{flag.option[2:]}`"
+        else:
+            option = f"`{flag.option} {flag.example}`"
+        rule = f"[{flag.rule}]({flag.anchor})"
+        rows.append(
+            f"| `{spec.name}` | {values} | `{_json(spec.default)}` | {option} | {rule} "
+            f"| {flag.doc} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def _json(value: Any) -> str:
+    """A rules value as JSON writes it (``5``, ``"any"``, ``true``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
