@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = sorted((ROOT / "arena" / "games").glob("*.py"))
+GAMES = sorted((ROOT / "arena" / "games").rglob("*.py"))
 PROTOCOL = sorted((ROOT / "protocol").glob("*.py"))
 ALL_SOURCES = sorted((ROOT / "arena").rglob("*.py")) + PROTOCOL
 
@@ -191,7 +191,7 @@ def test_arrows_point_inward() -> None:
 
 def test_the_walk_sees_the_modules_it_guards() -> None:
     """The globs find the engines and the protocol (an empty walk would check nothing)."""
-    assert {"tiles.py", "api.py", "matador.py", "match.py"} <= {p.name for p in GAMES}
+    assert {"tiles.py", "api.py", "engine.py", "match.py", "plugin.py"} <= {p.name for p in GAMES}
     assert {"messages.py", "codec.py"} <= {p.name for p in PROTOCOL}
     assert _imports(RANDOM_ALLOWED).count("random") == 1
 

@@ -6,11 +6,12 @@ import argparse
 import os
 from pathlib import Path
 
+from arena import PRODUCT
 from arena.cli.arg_types import _non_negative, _positive, _seed
 from arena.cli.errors import OneLineParser, UsageError
 from arena.cli.match_flags import _add_match_flags
 from arena.cli.sandbox import SANDBOX_CHOICES, _add_sandbox_flags
-from arena.games.registry import GAMES
+from arena.games.registry import DEFAULT_GAME, GAMES
 from arena.policy import POLICY_NAMES, FailurePolicy, make_policy
 from arena.tournament.clock_load import default_concurrency
 
@@ -47,7 +48,7 @@ def _policy(args: argparse.Namespace) -> FailurePolicy:
 def _build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="arena",
-        description="Matador Arena: play domino bots against each other under a referee.",
+        description=f"{PRODUCT}: play domino bots against each other under a referee.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -105,7 +106,7 @@ def _build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "bot", metavar="BOT", help="the bot's command line, quoted, e.g. 'python3 mybot.py'"
     )
-    check.add_argument("--game", default="matador", choices=sorted(GAMES), help="the game")
+    check.add_argument("--game", default=DEFAULT_GAME, choices=sorted(GAMES), help="the game")
     check.add_argument("--json", action="store_true", help="print one JSON document")
     check.add_argument("--move-ms", type=_positive, default=1000, help="per-move limit (1000)")
     check.add_argument("--startup-ms", type=_positive, default=5000, help="startup limit (5000)")

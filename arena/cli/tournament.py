@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from arena.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
-from arena.cli.match_flags import _RULE_FLAGS, _match_flags
+from arena.cli.match_flags import _match_flags, rule_flag_dests
 from arena.cli.parser import _build_parser, _policy
 from arena.cli.reading import _write_report
 from arena.cli.sandbox import _max_stdout_bytes, _sandbox_config, _sandbox_plan
@@ -63,7 +63,7 @@ def _resume_differences(args: argparse.Namespace, opened: Opened, out_dir: Path)
     from arena.tournament.resume import given_flags, resume_differences
 
     given = given_flags(_build_parser(), getattr(args, "argv", sys.argv[1:]), args.bots)
-    rules = {d: (n, o) for g in _RULE_FLAGS.values() for n, d, o, _ in g}
+    rules = rule_flag_dests()
     try:
         return resume_differences(args, given, opened, out_dir, _tournament_settings, rules)
     except EntrantError as error:
