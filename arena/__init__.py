@@ -2,3 +2,6 @@
 
 #: The product's name, as page titles, footers and help texts print it (not a game's name).
 PRODUCT = "Matador Arena"
+#: The prefix of the names of the OS resources the referee makes (cgroups, tmpfs mounts,
+#: temporary files): the product's, not a game's.
+SLUG = "matador"

@@ -12,6 +12,7 @@ cycle, counting the imports inside functions.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -359,3 +360,27 @@ def test_the_process_check_sees_forks_and_execs() -> None:
         "os.posix_spawn",
         "trio.lowlevel.open_process",
     ]
+
+
+def test_generic_code_names_no_game() -> None:
+    """Outside arena/games/ no module names a registered game: no quoted name ("fives"), no
+    title as a word (Fives). A game's name that is also a hand's end is not looked for (Block:
+    "block" is HandEnd.BLOCK's value everywhere). The product's name and its resource prefix
+    live in arena/__init__.py."""
+    from arena.games.api import HandEnd
+    from arena.games.registry import GAMES
+
+    ordinary_words = {end.value for end in HandEnd}
+    games_dir = ROOT / "arena" / "games"
+    found = []
+    for path in sorted((ROOT / "arena").rglob("*.py")):
+        if games_dir in path.parents or path == ROOT / "arena" / "__init__.py":
+            continue
+        text = path.read_text(encoding="utf-8").replace("Matador Arena", "")
+        for name, plugin in GAMES.items():
+            if name in ordinary_words:
+                continue
+            hits = re.findall(rf"""["']{re.escape(name)}["']""", text, re.IGNORECASE)
+            hits += re.findall(rf"\b{re.escape(plugin.title)}s?\b", text, re.IGNORECASE)
+            found += [f"{_rel(path)}: {hit}" for hit in hits]
+    assert found == []

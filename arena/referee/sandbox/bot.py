@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from arena import SLUG
 from arena.referee.sandbox import filecopy as copying
 from arena.referee.sandbox.cgroups import Cgroup, pid_alive
 from arena.referee.sandbox.config import MB, Mechanism, SandboxError, SandboxPathError
@@ -506,8 +507,9 @@ class BotSandbox:
 
 
 def _dir_prefix(kind: str) -> str:
-    """``matador-<kind>.<referee pid>.``: the pid lets a later referee remove leftovers."""
-    return f"matador-{kind}.{os.getpid()}."
+    """``<SLUG>-<kind>.<referee pid>.`` (``arena.SLUG``): the pid lets a later referee remove
+    leftovers."""
+    return f"{SLUG}-{kind}.{os.getpid()}."
 
 
 def remove_stale_dirs(root: str | None) -> None:
@@ -519,7 +521,7 @@ def remove_stale_dirs(root: str | None) -> None:
         return
     for name in entries:
         parts = name.split(".")
-        if len(parts) != 3 or parts[0] not in ("matador-bot", "matador-io", "matador-build"):
+        if len(parts) != 3 or parts[0] not in (f"{SLUG}-bot", f"{SLUG}-io", f"{SLUG}-build"):
             continue
         if parts[1].isdigit() and not pid_alive(int(parts[1])):
             shutil.rmtree(os.path.join(root, name), ignore_errors=True)

@@ -12,11 +12,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena import SLUG
 from arena.referee.sandbox.config import MB, SandboxConfig, SandboxError
 from arena.referee.sandbox.limits import ResourceUsage
 
-#: Name prefix of the cgroups created here: ``matador-arena.<referee pid>.<n>``.
-CGROUP_PREFIX = "matador-arena"
+#: Name prefix of the cgroups created here: ``<SLUG>-arena.<referee pid>.<n>`` (``arena.SLUG``).
+CGROUP_PREFIX = f"{SLUG}-arena"
 
 _counter = itertools.count(1)
 

@@ -12,6 +12,7 @@ import shutil
 import stat
 from collections.abc import Iterable
 
+from arena import SLUG
 from arena.referee.sandbox.paths import inside
 
 _counter = itertools.count(1)
@@ -23,7 +24,7 @@ Stamp = tuple[int, int, int]
 COPIED_KINDS = (stat.S_IFREG, stat.S_IFDIR, stat.S_IFLNK)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _COPY_CHUNK = 1 << 20
-_TEMP_PREFIX = ".matador-copy."
+_TEMP_PREFIX = f".{SLUG}-copy."
 
 
 def os_reason(exc: OSError) -> str:

@@ -30,6 +30,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from arena import SLUG
+
 #: Directories that hold interpreters and libraries (not a bot's own installation prefix).
 SYSTEM_DIRS = ("/usr", "/etc")
 #: The ``PATH`` a sandboxed bot gets (after the bin directory of its interpreter, if any).
@@ -234,7 +236,7 @@ class MountView:
             lines += [
                 f"mkdir {q(place)}",
                 f"{q(mount)} --rbind {q(region.folder)} {q(place)}",
-                f"{q(mount)} -t tmpfs -o {_OPAQUE_TMPFS} matador-view {q(region.folder)}",
+                f"{q(mount)} -t tmpfs -o {_OPAQUE_TMPFS} {SLUG}-view {q(region.folder)}",
             ]
             for path in region.recreated:
                 source = place + path[len(region.folder) :]
@@ -250,7 +252,7 @@ class MountView:
             lines.append(f"{q(umount)} -l {q(place)}")
         for path in self.masks:
             if os.path.isdir(path):
-                lines.append(f"{q(mount)} -t tmpfs -o {_MASK_TMPFS} matador-hidden {q(path)}")
+                lines.append(f"{q(mount)} -t tmpfs -o {_MASK_TMPFS} {SLUG}-hidden {q(path)}")
             else:
                 lines.append(f"{q(mount)} --bind -o ro /dev/null {q(path)}")
         return "\n".join(lines)

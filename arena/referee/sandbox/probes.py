@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from arena import SLUG
 from arena.referee.sandbox.cgroups import CgroupSupport, probe_cgroups
 from arena.referee.sandbox.config import Mechanism
 from arena.referee.sandbox.wrappers import (
@@ -177,7 +178,7 @@ def _probe_mount(run: ProbeRunner, unshare: str, euid: int) -> str | None:
     # The namespace's propagation is private: the probe's mounts never reach the host.
     where = shlex.quote(tempfile.gettempdir())
     script = (
-        f"{mount} -t tmpfs -o size=4k matador-probe {where} && : > {where}/f"
+        f"{mount} -t tmpfs -o size=4k {SLUG}-probe {where} && : > {where}/f"
         f" && {mount} --bind /dev/null {where}/f"
     )
     argv = [unshare, *unshare_args(allow_network=False, euid=euid, drop=None)]
