@@ -8,6 +8,8 @@ tested with plain bytes.
 
 from __future__ import annotations
 
+from arena.errors import BotIOError
+
 __all__ = ["PREFIX_BYTES", "LineBuffer", "LineTooLongError"]
 
 PREFIX_BYTES = 200
@@ -17,7 +19,7 @@ _NL = 10  # b"\n"
 _CR = 13  # b"\r"
 
 
-class LineTooLongError(Exception):
+class LineTooLongError(BotIOError):
     """A line (complete or still partial) is longer than the buffer's limit.
 
     Attributes:
