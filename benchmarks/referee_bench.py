@@ -27,8 +27,8 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
   process per core, its bots beside it). ``moves/s`` is the total over the processes.
 - ``engine + codec only``: no processes, no trio: the same games (first legal move, so the same
   moves as the C row) driven synchronously through the calls the runner makes per move
-  (``hand.view(seat)``, ``RequestBuilder.request_line``, ``decode_from_bot`` of the
-  reply, ``move_from_wire``, the legality check against the view, the ``Action`` record,
+  (``hand.view(seat)``, ``RequestBuilder.request_line``, ``judge_move`` of the reply (its
+  decoding, id and legality check against the view, as `arena.judge` does), the ``Action`` record,
   ``match.apply``) and per hand (``RequestBuilder.new_hand``, the ``hand_start``/``hand_end``
   messages, ``next_hand``, the runner's own ``_record_hand``).
 - ``play_match, in-memory instant bots``: the real runner and trio, but the bots are objects in
@@ -111,6 +111,7 @@ import trio  # noqa: E402
 from arena.games.api import Move, SeatView  # noqa: E402
 from arena.games.match import Match, MatchLength, start_match  # noqa: E402
 from arena.games.registry import get_game  # noqa: E402
+from arena.judge import Accepted, judge_move  # noqa: E402
 from arena.referee.channel import BotSpec, Connector  # noqa: E402
 from arena.referee.clock import TimeLimits  # noqa: E402
 from arena.referee.match import (  # noqa: E402
@@ -129,7 +130,6 @@ from arena.wire import (  # noqa: E402
     move_from_wire,
     move_to_wire,
 )
-from protocol import messages as m  # noqa: E402
 from protocol.codec import decode_from_bot, encode  # noqa: E402
 
 TARGET_US = 40.0
@@ -512,6 +512,7 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
     replies: dict[Move, bytes] = {}
     request_id = 0
     moves = 0
+    struck: set[int] = set()
     while not match.over:
         hand = match.hand
         number = match.hand_number
@@ -530,12 +531,10 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
             view = hand.view(seat_no)
             request = requests.request_line(view, request_id, number, MOVE_MS, 0)
             line = _reply_line(request_id, view.legal[0], replies)
-            reply = decode_from_bot(line)
-            if not isinstance(reply, m.MoveReply) or reply.id != request_id:
-                raise AssertionError(f"unexpected reply {reply!r}")
-            move = move_from_wire(reply.move)
-            if move not in view.legal:
-                raise AssertionError(f"illegal move {move}")
+            judged = judge_move(line, request_id, view, struck)
+            if not isinstance(judged, Accepted):
+                raise AssertionError(f"rejected reply {judged!r}")
+            move = judged.move
             events.append(
                 Action(
                     seat=seat_no,
@@ -543,7 +542,7 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
                     request_id=request_id,
                     time_left_ms=MOVE_MS,
                     elapsed_ms=0.01,
-                    debug=reply.debug,
+                    debug=judged.debug,
                 )
             )
             if trace is not None:
@@ -695,6 +694,10 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
         "move_from_wire + legality check": (
             nothing,
             lambda _: [move_from_wire(wire) in legal for wire, legal in checks],
+        ),
+        "judge_move(reply) (all of the two above)": (
+            nothing,
+            lambda _: [judge_move(t.reply, t.request_id, t.view) for t in turns],
         ),
         "Action record (move_to_wire)": (
             nothing,

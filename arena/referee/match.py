@@ -22,21 +22,17 @@ from typing import Any
 import msgspec
 import trio
 
+from arena.errors import BotCommandError, BotEOFError, BotGoneError, OutputLimitError
 from arena.failure_report import explain_for_bot
 from arena.games.api import Game, GameState, SeatView
 from arena.games.match import Match, MatchLength, bot_seed, hand_leader, start_match
+from arena.judge import Accepted, Fault, Rejection, judge_move, judge_ready
 from arena.policy import STRICT, FailurePolicy, substitute_move
 from arena.redaction import detail_for_others
 from arena.referee.channel import BotChannel, BotSpec, Connector
 from arena.referee.clock import SeatClock, TimeLimits, accepted_elapsed, late_ms
 from arena.referee.framing import LineTooLongError
-from arena.referee.process import (
-    BotCommandError,
-    BotEOFError,
-    BotGoneError,
-    OutputLimitError,
-    open_bot_process,
-)
+from arena.referee.process import open_bot_process
 from arena.referee.sandbox import SandboxPlan
 from arena.replay import (
     EXCHANGED_LINE_CHARS,
@@ -59,12 +55,11 @@ from arena.wire import (
     RequestBuilder,
     hand_end,
     hand_start,
-    move_from_wire,
     move_to_wire,
     rules_to_wire,
 )
 from protocol import messages as m
-from protocol.codec import ProtocolError, decode_from_bot, encode
+from protocol.codec import encode
 
 #: How long a bot gets to take a notification (hand start/end) off the pipe.
 NOTIFY_TIMEOUT_S = 5.0
@@ -433,20 +428,9 @@ class _MatchRunner:
         deadline = sent_at + self.config.time.startup_ms / 1000
         line = await self._receive(seat, deadline, phase, None)
         seat.transcript.append(("received", line))
-        ready = self._decode(seat, line, phase, None)
-        if not isinstance(ready, m.Ready):
-            raise _BotFailed(self._bad(seat, line, "expected a 'ready' message", phase, None))
-        if ready.protocol is not None and ready.protocol != m.PROTOCOL_VERSION:
-            raise _BotFailed(
-                self._bad(
-                    seat,
-                    line,
-                    f"the bot speaks protocol {ready.protocol}; this referee speaks "
-                    f"protocol {m.PROTOCOL_VERSION}",
-                    phase,
-                    None,
-                )
-            )
+        ready = judge_ready(line)
+        if isinstance(ready, Rejection):
+            raise _BotFailed(self._rejected(seat, line, ready, phase, None))
         if phase != "restart":
             # A restarted process answers after the deal: what it calls itself could carry
             # what its crashed predecessor held to the other seats (match_end). The seat keeps
@@ -641,45 +625,19 @@ class _MatchRunner:
             elapsed = trio.current_time() - started
             seat.transcript.append(("received", line))
             self.pending = None
-            reply = self._decode(seat, line, "move", number, request_id)
-            if not isinstance(reply, m.MoveReply):
-                raise _BotFailed(
-                    self._bad(seat, line, "expected a 'move' message", "move", number, request_id)
-                )
-            if reply.id != request_id:
-                if reply.id in seat.struck_ids:
+            judged = judge_move(line, request_id, view, seat.struck_ids)
+            if type(judged) is not Accepted:
+                assert isinstance(judged, Rejection)
+                if judged.fault is Fault.STALE_ID:
                     # A late answer to a request already played for the bot (lenient): skip
                     # it and go on waiting for this request's answer, on the same clock.
-                    seat.struck_ids.discard(reply.id)
+                    assert judged.reply_id is not None
+                    seat.struck_ids.discard(judged.reply_id)
                     self.pending = pending
                     self.resumed = _AWAIT_REPLY
                     return match
-                raise _BotFailed(
-                    self._bad(
-                        seat,
-                        line,
-                        f"the reply's id {reply.id} is not the request's id {request_id}",
-                        "move",
-                        number,
-                        request_id,
-                    )
-                )
-            move = move_from_wire(reply.move)
-            legal = view.legal
-            if move not in legal:
-                raise _BotFailed(
-                    Failure(
-                        Status.ILLEGAL_MOVE,
-                        f"illegal move {move} in request {request_id}; open ends "
-                        + (", ".join(f"{p}={v}" for p, v in view.ends) or "none (the lead)"),
-                        "move",
-                        hand_number=number,
-                        request_id=request_id,
-                        move=reply.move,
-                        legal=[move_to_wire(mv) for mv in legal],
-                        stderr_tail=seat.channel.stderr_tail() if seat.channel else None,
-                    )
-                )
+                raise _BotFailed(self._rejected(seat, line, judged, "move", number))
+            move = judged.move
             # A reply in hand was in time: one found by the last look after the deadline fired
             # was waiting in the pipe already, so the bot is charged the allowance at most, and
             # the replay says how late the referee took it up.
@@ -696,7 +654,7 @@ class _MatchRunner:
                 time_left_ms=time_left_ms,
                 elapsed_ms=round(elapsed * 1000, 3),
                 late_ms=late_ms(late),
-                debug=reply.debug,
+                debug=judged.debug,
             )
         )
         return match.apply(move)
@@ -914,39 +872,30 @@ class _MatchRunner:
             stderr_tail=channel.stderr_tail(),
         )
 
-    def _decode(
-        self,
-        seat: _Seat,
-        line: bytes,
-        phase: str,
-        hand_number: int | None,
-        request_id: int | None = None,
-    ) -> m.FromBot:
-        try:
-            return decode_from_bot(line)
-        except ProtocolError as error:
-            raise _BotFailed(
-                self._bad(seat, line, error.detail, phase, hand_number, request_id)
-            ) from None
-
-    def _bad(
-        self,
-        seat: _Seat,
-        line: bytes,
-        error: str,
-        phase: str,
-        hand_number: int | None,
-        request_id: int | None = None,
+    def _rejected(
+        self, seat: _Seat, line: bytes, rejection: Rejection, phase: str, hand_number: int | None
     ) -> Failure:
+        """The failure record of a reply the judge rejected, with its evidence."""
         assert seat.channel is not None
+        if rejection.fault is Fault.ILLEGAL_MOVE:
+            return Failure(
+                Status.ILLEGAL_MOVE,
+                rejection.reason,
+                phase,
+                hand_number=hand_number,
+                request_id=rejection.request_id,
+                move=rejection.wire_move,
+                legal=[move_to_wire(mv) for mv in rejection.legal],
+                stderr_tail=seat.channel.stderr_tail(),
+            )
         return Failure(
             Status.BAD_MESSAGE,
-            f"sent an invalid message: {error}",
+            rejection.detail,
             phase,
             hand_number=hand_number,
-            request_id=request_id,
+            request_id=rejection.request_id,
             line=line[:200].decode("utf-8", "replace"),
-            error=error,
+            error=rejection.reason,
             stderr_tail=seat.channel.stderr_tail(),
         )
 
