@@ -25,6 +25,7 @@ __all__ = [
     "BotEOFError",
     "BotGoneError",
     "BotIOError",
+    "LineTooLongError",
     "OutputLimitError",
 ]
 
@@ -76,3 +77,21 @@ class OutputLimitError(BotIOError):
 
     def __reduce__(self) -> tuple[type[OutputLimitError], tuple[int, int]]:
         return (type(self), (self.limit, self.received))
+
+
+class LineTooLongError(BotIOError):
+    """A line (complete or still partial) is longer than the line buffer's limit
+    (`arena.referee.framing.LineBuffer`).
+
+    Attributes:
+        prefix: The first bytes (at most ``framing.PREFIX_BYTES``) of the offending line.
+        limit: The limit that was exceeded, in bytes, not counting the line terminator.
+    """
+
+    def __init__(self, prefix: bytes, limit: int) -> None:
+        self.prefix = prefix
+        self.limit = limit
+        super().__init__(f"line longer than {limit} bytes (starts with {prefix[:60]!r})")
+
+    def __reduce__(self) -> tuple[type[LineTooLongError], tuple[bytes, int]]:
+        return (type(self), (self.prefix, self.limit))
