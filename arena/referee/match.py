@@ -44,6 +44,7 @@ from arena.replay import (
     HandEvent,
     HandOutcomeRecord,
     HandRecord,
+    Phase,
     Replay,
     Restart,
     ResultRecord,
@@ -375,7 +376,7 @@ class _MatchRunner:
             except _BotFailed as failed:
                 await self._stop(seat, failed.failure)
 
-    async def _launch(self, seat: _Seat, phase: str = "startup") -> float:
+    async def _launch(self, seat: _Seat, phase: Phase = Phase.STARTUP) -> float:
         """Start the seat's bot and send it ``hello``; returns when ``hello`` was sent.
 
         Raises:
@@ -383,7 +384,7 @@ class _MatchRunner:
         """
         config = self.config
         try:
-            if phase == "restart":
+            if phase is Phase.RESTART:
                 assert self.hosts is not None
                 seat.channel = await self.hosts.start(self._host, seat.spec)
             else:
@@ -419,7 +420,7 @@ class _MatchRunner:
             task_status.started(channel)
             await trio.sleep_forever()
 
-    async def _await_ready(self, seat: _Seat, sent_at: float, phase: str = "startup") -> None:
+    async def _await_ready(self, seat: _Seat, sent_at: float, phase: Phase = Phase.STARTUP) -> None:
         """Read the bot's ``ready`` (its start-up limit counts from ``sent_at``).
 
         Raises:
@@ -431,7 +432,7 @@ class _MatchRunner:
         ready = judge_ready(line)
         if isinstance(ready, Rejection):
             raise _BotFailed(self._rejected(seat, line, ready, phase, None))
-        if phase != "restart":
+        if phase is not Phase.RESTART:
             # A restarted process answers after the deal: what it calls itself could carry
             # what its crashed predecessor held to the other seats (match_end). The seat keeps
             # the name of its first ready.
@@ -470,7 +471,7 @@ class _MatchRunner:
                 line = channel.poll_line_nowait()
             except (BotEOFError, LineTooLongError, OutputLimitError) as error:
                 failure = await self._io_failure(
-                    seat, error, "move", pending.hand_number, pending.request_id
+                    seat, error, Phase.MOVE, pending.hand_number, pending.request_id
                 )
                 return await self._fail(seat, failure, match)
             if line is not None:
@@ -484,7 +485,7 @@ class _MatchRunner:
                 Status.CRASH,
                 f"exited ({status.describe()}) without answering request {pending.request_id}; "
                 "a process it started kept its output open",
-                "move",
+                Phase.MOVE,
                 hand_number=pending.hand_number,
                 request_id=pending.request_id,
                 exit_code=status.returncode if status.signal is None else None,
@@ -499,7 +500,7 @@ class _MatchRunner:
             failure = Failure(
                 Status.TIMEOUT,
                 f"did not read its input (request {pending.request_id}) in time",
-                "move",
+                Phase.MOVE,
                 hand_number=pending.hand_number,
                 request_id=pending.request_id,
                 overrun_ms=round(max(0.0, overrun) * 1000, 1),
@@ -636,7 +637,7 @@ class _MatchRunner:
                     self.pending = pending
                     self.resumed = _AWAIT_REPLY
                     return match
-                raise _BotFailed(self._rejected(seat, line, judged, "move", number))
+                raise _BotFailed(self._rejected(seat, line, judged, Phase.MOVE, number))
             move = judged.move
             # A reply in hand was in time: one found by the last look after the deadline fired
             # was waiting in the pipe already, so the bot is charged the allowance at most, and
@@ -700,7 +701,7 @@ class _MatchRunner:
         seat: _Seat,
         line: bytes,
         timeout_s: float,
-        phase: str,
+        phase: Phase,
         hand_number: int | None = None,
         request_id: int | None = None,
     ) -> None:
@@ -746,7 +747,9 @@ class _MatchRunner:
         except (BotGoneError, BotEOFError, LineTooLongError, OutputLimitError) as error:
             watchdog.pending = None
             raise _BotFailed(
-                await self._io_failure(seat, error, "move", pending.hand_number, pending.request_id)
+                await self._io_failure(
+                    seat, error, Phase.MOVE, pending.hand_number, pending.request_id
+                )
             ) from None
         watchdog.pending = None
         if watchdog.fired:
@@ -762,7 +765,7 @@ class _MatchRunner:
         self,
         seat: _Seat,
         error: BotGoneError | BotEOFError | LineTooLongError | OutputLimitError,
-        phase: str,
+        phase: Phase,
         hand_number: int | None,
         request_id: int | None,
     ) -> Failure:
@@ -798,7 +801,7 @@ class _MatchRunner:
         self,
         seat: _Seat,
         deadline: float,
-        phase: str,
+        phase: Phase,
         hand_number: int | None,
         request_id: int | None = None,
     ) -> bytes:
@@ -824,10 +827,10 @@ class _MatchRunner:
         overrun_s: float,
         hand_number: int | None,
         request_id: int | None,
-        phase: str = "move",
+        phase: Phase = Phase.MOVE,
     ) -> Failure:
         assert seat.channel is not None
-        if phase in ("startup", "restart"):
+        if phase in (Phase.STARTUP, Phase.RESTART):
             detail = f"did not answer 'hello' within {self.config.time.startup_ms} ms"
         else:
             detail = f"did not answer request {request_id} in time"
@@ -846,7 +849,7 @@ class _MatchRunner:
         self,
         seat: _Seat,
         what: str,
-        phase: str,
+        phase: Phase,
         hand_number: int | None,
         request_id: int | None,
         unterminated: bytes = b"",
@@ -873,7 +876,7 @@ class _MatchRunner:
         )
 
     def _rejected(
-        self, seat: _Seat, line: bytes, rejection: Rejection, phase: str, hand_number: int | None
+        self, seat: _Seat, line: bytes, rejection: Rejection, phase: Phase, hand_number: int | None
     ) -> Failure:
         """The failure record of a reply the judge rejected, with its evidence."""
         assert seat.channel is not None
@@ -902,7 +905,7 @@ class _MatchRunner:
     async def _notify(self, match: Match, seat: _Seat, message: bytes, number: int) -> Match:
         seat.transcript.append(("sent", message))
         try:
-            await self._send(seat, message, NOTIFY_TIMEOUT_S, "notify", number)
+            await self._send(seat, message, NOTIFY_TIMEOUT_S, Phase.NOTIFY, number)
         except _BotFailed as failed:
             return await self._fail(seat, failed.failure, match)
         return match
@@ -913,7 +916,7 @@ class _MatchRunner:
         """A failure while answering a request: a strike under ``lenient`` (when the request
         reached the bot whole, and the failure is a timeout or a bad reply), else `_fail`."""
         failure = self._resource_limited(seat, failure)
-        if pending.sent and self.config.policy.strikes_for(failure.status.value, failure.phase):
+        if pending.sent and self.config.policy.strikes_for(failure.status, failure.phase):
             return await self._strike(seat, failure, pending, match)
         return await self._fail(seat, failure, match)
 
@@ -971,9 +974,7 @@ class _MatchRunner:
         this kind of failure and the seat has restarts left, start it again."""
         failure = self._resource_limited(seat, failure)
         policy = self.config.policy
-        if seat.restarts < policy.restarts and policy.restarts_for(
-            failure.status.value, failure.phase
-        ):
+        if seat.restarts < policy.restarts and policy.restarts_for(failure.status, failure.phase):
             return await self._restart(seat, failure, match)
         await self._stop(seat, failure)
         return self._retire(match, seat)
@@ -991,14 +992,14 @@ class _MatchRunner:
         seat.struck_ids.clear()
         seat.transcript.clear()
         try:
-            await self._await_ready(seat, await self._launch(seat, "restart"), "restart")
+            await self._await_ready(seat, await self._launch(seat, Phase.RESTART), Phase.RESTART)
             number = match.hand_number
             if not match.over and self.announced == number and match.hand.outcome() is None:
                 leader = hand_leader(match.hand)
                 assert leader is not None
                 notice = encode(hand_start(match.hand.view(seat.seat), number, leader))
                 seat.transcript.append(("sent", notice))
-                await self._send(seat, notice, NOTIFY_TIMEOUT_S, "notify", number)
+                await self._send(seat, notice, NOTIFY_TIMEOUT_S, Phase.NOTIFY, number)
         except _BotFailed as failed:
             again = failed.failure
             again = msgspec.structs.replace(
