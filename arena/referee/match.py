@@ -23,7 +23,7 @@ import msgspec
 import trio
 
 from arena.errors import BotCommandError, BotEOFError, BotGoneError, OutputLimitError
-from arena.failure_report import explain_for_bot
+from arena.failure_text import explain_for_bot
 from arena.games.api import Game, GameState, SeatView
 from arena.games.match import Match, MatchLength, bot_seed, hand_leader, start_match
 from arena.judge import Accepted, Fault, Rejection, judge_move, judge_ready
