@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
+from arena.errors import ArenaError
 from arena.games.match import EndReason
 from arena.policy import STRICT, FailurePolicy
 from arena.status import Phase as Phase
@@ -225,7 +226,7 @@ class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
     workdir: str = ""
 
 
-class ReplayError(ValueError):
+class ReplayError(ArenaError, ValueError):
     """A replay file that cannot be read: missing, not JSON, wrong shape or unknown format."""
 
 

@@ -27,6 +27,7 @@ from typing import Literal
 
 import trio
 
+from arena.errors import ArenaError
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import (
     BotCommandError,
@@ -123,7 +124,7 @@ _TOML_TYPES: dict[type, str] = {
 }
 
 
-class EntrantError(ValueError):
+class EntrantError(ArenaError, ValueError):
     """The bots given cannot make a tournament: a bad manifest, a duplicate name, or no bot.
 
     Attributes:
