@@ -39,7 +39,7 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
   fresh cancel scopes per move (``move_on_after`` around ``send_line``, ``move_on_at`` around
   ``receive_line``: the runner before its watchdog), inside one long-lived scope whose
   deadline is set before the request and reset to infinity after the reply (the runner's
-  watchdog until it got its own task), or under the runner's own watchdog (`_Watchdog`: one
+  watchdog until it got its own task), or under the runner's own watchdog (`Watchdog`: one
   long-lived scope, a task that sleeps to the deadline, and per move only the request written
   down and cleared, as ``_MatchRunner._request`` does).
 - ``py random + py greedy`` and ``node greedy x2``: the sample bots (node only if installed).
@@ -118,10 +118,10 @@ from arena.referee.match import (  # noqa: E402
     MatchConfig,
     _MatchRunner,
     _Pending,
-    _Watchdog,
     play_match,
 )
 from arena.referee.process import FAIR_SLICE_S, ExitStatus, open_bot_process  # noqa: E402
+from arena.referee.watchdog import Watchdog  # noqa: E402
 from arena.replay import Action, Replay  # noqa: E402
 from arena.wire import (  # noqa: E402
     RequestBuilder,
@@ -878,7 +878,7 @@ async def _round_trips(
                     await receive()
                     watchdog.deadline = math.inf
         elif mode == "watchdog":  # what _MatchRunner._request does with its watchdog
-            dog = _Watchdog()
+            dog = Watchdog()
             # The watchdog reads only the deadline (the runner makes a _Pending per move anyway).
             request = _Pending(None, 0, 1, 0.0, math.inf, 10_000, None)  # type: ignore[arg-type]
             async with trio.open_nursery() as nursery:
@@ -1013,7 +1013,7 @@ def profile_c_match(commands: list[str], hands: int, top: int) -> dict[str, Any]
 # decides (below ``_request`` for the I/O and the watchdog): (function, file suffix) -> category.
 _VIEW = "hand.view(seat) -> SeatView"
 _REQUEST = "RequestBuilder.request_line() (build + encode)"
-_DECODE = "decode reply + move_from_wire"
+_DECODE = "judge_move (decode reply, id, legality)"
 _CLOCK = "clock: trio.current_time, SeatClock"
 _TURN_OWN = "_turn own code (Action record, checks, _Pending)"
 _WATCHDOG = "watchdog (its task, or a CancelScope.deadline setter)"
@@ -1023,7 +1023,7 @@ _APPLY = "Match.apply (copy + state.apply)"
 _TURN_RULES = {
     ("MatadorState.view", "matador.py"): _VIEW,
     ("RequestBuilder.request_line", "wire.py"): _REQUEST,
-    ("_MatchRunner._decode", "match.py"): _DECODE,
+    ("judge_move", "judge.py"): _DECODE,
     ("move_from_wire", "wire.py"): _DECODE,
     ("Match.apply", "match.py"): _APPLY,
     ("MatadorState.apply", "matador.py"): _APPLY,  # Match.apply's frame sometimes missed
@@ -1061,7 +1061,7 @@ def _frame_category(name: str, file: str) -> str | None:
     """The category one frame names by itself, if any."""
     if name in _IO_FUNCS:
         return _IO_FUNCS[name]
-    if name == "CancelScope.deadline" or name.startswith("_Watchdog."):
+    if name == "CancelScope.deadline" or name.startswith("Watchdog."):
         return _WATCHDOG
     for (rule_name, suffix), category in _TURN_RULES.items():
         if name == rule_name and file.endswith(suffix):
@@ -1085,7 +1085,7 @@ def _categorise(frames: list[tuple[str, str]]) -> str:
             return _TURN_OWN
         name, file = rest[0]
         return _frame_category(name, file) or f"other under _turn: {name}"
-    if "_Watchdog.run" in names:
+    if "Watchdog.run" in names:
         return _WATCHDOG
     if "_MatchRunner._play" in names:
         return "per hand: hand_start/hand_end, notifications, records, next_hand"
