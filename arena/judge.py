@@ -108,7 +108,8 @@ def ends_text(ends: tuple[tuple[str, int], ...]) -> str:
 
 
 def _malformed(error: ProtocolError, request_id: int | None) -> Rejection:
-    return Rejection(Fault.MALFORMED, error.detail, request_id, error=error)
+    # Without its traceback: a rejection is a value, and keeps no frame alive.
+    return Rejection(Fault.MALFORMED, error.detail, request_id, error=error.with_traceback(None))
 
 
 def judge_move(
