@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.games.api import Game
 from arena.games.match import MatchLength
+from arena.games.plugin import GamePlugin
 from arena.games.registry import get_game
 from arena.policy import make_policy
 from arena.replay import Replay
@@ -32,7 +32,7 @@ class ReplaySettingsError(ArenaError, ValueError):
 class MatchSettings:
     """The settings that decide how a replay's match is dealt and scored."""
 
-    game: Game
+    game: GamePlugin
     rules: Any
     length: MatchLength
 
@@ -47,13 +47,9 @@ def match_settings(replay: Replay) -> MatchSettings:
         game = get_game(replay.game)
     except ValueError as error:
         raise ReplaySettingsError(f"game: {error}") from None
-    low: int = getattr(game, "min_players", 2)
-    high: int = getattr(game, "max_players", 4)
-    if not low <= replay.players <= high:
-        span = f"{low}" if low == high else f"{low} to {high}"
-        raise ReplaySettingsError(
-            f"players: {game.name} is for {span} players, not {replay.players}"
-        )
+    wrong_players = game.check_players(replay.players)
+    if wrong_players is not None:
+        raise ReplaySettingsError(f"players: {wrong_players}")
     if len(replay.seats) != replay.players:
         raise ReplaySettingsError(
             f"seats: {len(replay.seats)} seats recorded for {replay.players} players"

@@ -45,8 +45,8 @@ class WalkStep:
         kind: what happened.
         hand_number: the hand it belongs to (``None`` for the match end).
         match: the match after the event.
-        seat: who moved, was retired, or leads (``HAND_START``: the seat to lead, or in Fives
-            the seat whose tile the automatic opening laid).
+        seat: who moved, was retired, or leads (``HAND_START``: the seat to lead, or in a game
+            with an automatic opening the seat whose tile the opening laid).
         move: for ``MOVE``, the engine move; ``action`` is its replay record.
         drawn: for a draw, the tile drawn.
         retirement: for ``RETIRE``, its replay record.
@@ -68,6 +68,11 @@ class WalkStep:
 
 def start_of(replay: Replay) -> Match:
     """The match as it stood before hand 1, seats that failed at start-up retired."""
+    return _start(replay)[0]
+
+
+def _start(replay: Replay) -> tuple[Match, bool]:
+    """:func:`start_of`, and whether the game's hands open automatically (its plugin says)."""
     try:
         settings = match_settings(replay)
     except ReplaySettingsError as error:
@@ -81,7 +86,7 @@ def start_of(replay: Replay) -> Match:
     startup = [
         s.seat for s in replay.seats if s.failure is not None and s.failure.phase == "startup"
     ]
-    return match.retire(*startup)
+    return match.retire(*startup), settings.game.automatic_opening
 
 
 def walk_replay(replay: Replay) -> Iterator[WalkStep]:
@@ -90,12 +95,12 @@ def walk_replay(replay: Replay) -> Iterator[WalkStep]:
     Raises:
         ReplayMismatch: at the first discrepancy.
     """
-    match = start_of(replay)
+    match, automatic = _start(replay)
+    # A game with an automatic opening (its plugin says so) has the lead in the hand's history
+    # from the start (checked by _hand_start); in the others it is the first recorded move.
     for record in replay.hands:
-        yield (step := _hand_start(match, record, replay.seed))
-        # In Fives the lead is the automatic opening, already in the hand's history (checked by
-        # _hand_start); in Matador it is the first recorded move.
-        led = bool(match.hand.view(0).history)
+        yield (step := _hand_start(match, record, replay.seed, automatic))
+        led = automatic
         for index, event in enumerate(record.events, start=1):
             where = f"hand {record.hand_number}, event {index}"
             if isinstance(event, Action):
@@ -130,7 +135,7 @@ def walk_replay(replay: Replay) -> Iterator[WalkStep]:
     yield WalkStep(WalkKind.MATCH_END, None, match)
 
 
-def _hand_start(match: Match, record: HandRecord, seed: int) -> WalkStep:
+def _hand_start(match: Match, record: HandRecord, seed: int, automatic: bool) -> WalkStep:
     where = f"hand {record.hand_number}"
     if match.over:
         raise ReplayMismatch(f"{where} is recorded, but the match was already over")
@@ -141,7 +146,7 @@ def _hand_start(match: Match, record: HandRecord, seed: int) -> WalkStep:
     if dealt != (record.deal.hands, list(record.deal.boneyard)):
         raise ReplayMismatch(f"{where}: the recorded deal is not the one seed {seed} gives")
     hand = match.hand
-    if hand.view(0).history:  # an automatic opening (Fives): its seat is the leader
+    if automatic:  # the seat of the automatic opening is the leader
         leader = hand_leader(hand)
         if leader != record.leader:
             raise ReplayMismatch(

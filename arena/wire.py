@@ -4,14 +4,17 @@ The engines (:mod:`arena.games`) and the protocol (:mod:`protocol`) import neith
 this module is the one bridge, used by the referee, the replay verifier and the sample bots'
 helpers alike.
 
-Fives' extra table facts (the spinner, its arms, the count and the scoring events) go into the
-messages whenever the seat's view carries a count (``SeatView.end_count`` is set: Fives); a
-Matador view has none, and its messages stay exactly as they were.
+A game's extra table facts (the spinner, its arms, the count and the scoring events: the
+:class:`arena.games.plugin.TableFeatures` ``spinner``, ``end_count``, ``hand_scoring``) go into
+the messages whenever the seat's view carries a count (``SeatView.end_count`` is set); a view
+of a game without those features has none, and its messages leave the fields out. No game is
+named here: the rules message of a game is the member of the protocol's rules union whose tag
+is the game's name.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 
@@ -27,10 +30,9 @@ _EVENT_JSON: dict[PublicEvent, bytes] = {}
 _ENDS: dict[tuple[tuple[str, int], ...], list[m.End]] = {}
 _SCORES: dict[tuple[int, int, str], m.Score] = {}
 
-#: The rules config message of each game, by the game's name.
-_RULES_CONFIGS: dict[str, type[m.MatadorRules] | type[m.FivesRules]] = {
-    "matador": m.MatadorRules,
-    "fives": m.FivesRules,
+#: The rules config message of each game, by its tag (the game's name) in the rules union.
+_RULES_CONFIGS: dict[str, type[m.RulesConfig]] = {
+    config.__struct_config__.tag: config for config in get_args(m.RulesConfig)
 }
 
 
@@ -114,7 +116,7 @@ def score_to_wire(event: tuple[int, int, str]) -> m.Score:
 
 
 def arms_to_wire(view: SeatView) -> m.Arms | None:
-    """The ``arms`` field of a Fives view: ``None`` before a spinner is laid."""
+    """The ``arms`` field of a view with a spinner: ``None`` before a spinner is laid."""
     if not view.arms:
         return None
     arms = dict(view.arms)
@@ -165,7 +167,7 @@ class RequestBuilder:
         self._json_events = 0
 
     def new_hand(self) -> None:
-        """Forget the previous hand's history (and, in Fives, its scoring events)."""
+        """Forget the previous hand's history (and its scoring events, if the game has any)."""
         self._history = []
         self._scoring = []
         self._history_json = b""
@@ -221,7 +223,7 @@ class RequestBuilder:
         count: Any = msgspec.UNSET
         scoring: Any = msgspec.UNSET
         if view.end_count is not None:
-            spinner, arms, count, scoring = self._fives_fields(view)
+            spinner, arms, count, scoring = self._table_fields(view)
         return m.MoveRequest(
             request_id,
             hand_number,
@@ -245,11 +247,12 @@ class RequestBuilder:
             scoring,
         )
 
-    def _fives_fields(
+    def _table_fields(
         self, view: SeatView
     ) -> tuple[int | None, m.Arms | None, int | None, list[m.Score]]:
-        """Fives' table facts for a request: the spinner, its arms, the count, the scores
-        (each scoring event converted to its wire form once per hand, like the history)."""
+        """The extra table facts of a request (a game with a count): the spinner, its arms,
+        the count, the scores (each scoring event converted to its wire form once per hand,
+        like the history)."""
         scoring = self._scoring
         if len(scoring) > len(view.scoring):
             raise ValueError("the view's scoring is shorter than the last one: call new_hand()")
@@ -268,12 +271,13 @@ def move_request(
 def hand_start(view: SeatView, hand_number: int, leader: int) -> m.HandStart:
     """The ``hand_start`` message for the seat of ``view`` (at the start of a hand).
 
-    ``leader`` is the seat that leads: in Fives, the seat whose tile the automatic opening
-    laid (the other seat moves first); the Fives message also shows the table after it.
+    ``leader`` is the seat that leads: in a game with an automatic opening, the seat whose tile
+    the opening laid (the other seat moves first); a game with a count also shows the table
+    after the opening.
     """
-    fives: dict[str, Any] = {}
+    table: dict[str, Any] = {}
     if view.end_count is not None:
-        fives = {
+        table = {
             "layout": list(view.layout),
             "ends": list(_ends(view.ends)),
             "spinner": view.spinner,
@@ -288,7 +292,7 @@ def hand_start(view: SeatView, hand_number: int, leader: int) -> m.HandStart:
         hand_counts=list(view.hand_counts),
         boneyard_size=view.boneyard_size,
         scores=list(view.scores),
-        **fives,
+        **table,
     )
 
 
@@ -301,8 +305,8 @@ def hand_end(
 ) -> m.HandEnd:
     """The ``hand_end`` message: every hand revealed, the award and the new scores.
 
-    ``view`` is any seat's view of the finished hand; in Fives it adds the spinner, its arms
-    and every scoring event of the hand (a Matador view adds nothing).
+    ``view`` is any seat's view of the finished hand; in a game with a count it adds the
+    spinner, its arms and every scoring event of the hand (other games' views add nothing).
     """
     result: Any = outcome.kind.value
     if view is None or view.end_count is None:

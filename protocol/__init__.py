@@ -7,6 +7,7 @@ from protocol.codec import ProtocolError, ProtocolErrorKind, decode_from_bot, de
 from protocol.messages import (
     PROTOCOL_VERSION,
     Arms,
+    BlockRules,
     Draw,
     DrawReply,
     End,
@@ -40,6 +41,7 @@ from protocol.messages import (
 __all__ = [
     "PROTOCOL_VERSION",
     "Arms",
+    "BlockRules",
     "Draw",
     "DrawReply",
     "End",

@@ -130,7 +130,11 @@ class FivesRules(_ToBotPart, tag="fives", tag_field="game", frozen=True):
     block_winner: Literal["more_points", "fewer_pips"] = "more_points"
 
 
-RulesConfig = MatadorRules | FivesRules
+class BlockRules(_ToBotPart, tag="block", tag_field="game", frozen=True):
+    """Block has no variant flags; docs/rules.md (Block) states its rules."""
+
+
+RulesConfig = MatadorRules | FivesRules | BlockRules
 
 
 class MatchLength(_ToBotPart, frozen=True):
@@ -221,7 +225,7 @@ class Hello(_ToBot, tag="hello", frozen=True):
     """The handshake: sent once, first. The bot answers with ``ready`` within ``startup_ms``."""
 
     protocol: int
-    game: Literal["matador", "fives"]
+    game: Literal["matador", "fives", "block"]
     seat: Seat
     players: Annotated[int, Meta(ge=2, le=4)]
     rules: RulesConfig

@@ -1,4 +1,4 @@
-/* first_legal.c: a complete Matador and Fives bot in C99, standard library only.
+/* first_legal.c: a complete Matador, Fives and Block bot in C99, standard library only.
  * It answers hello with ready, each request with the first element of its legal list
  * (copied as it came), ignores every other message, and exits after match_end or error.
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A greedy bot for node, Matador and Fives, no dependencies: the same strategy as
+// A greedy bot for node, Matador, Fives and Block, no dependencies: the same strategy as
 // sample_bots/greedy.py.
 //
 // Protocol v1 is JSON Lines: one JSON object per line on stdin (from the referee), one per
@@ -18,6 +18,8 @@
 //      from the request's layout, spinner and arms, when it is a positive multiple of five);
 //      among equal scores, the heaviest tile, as in Matador;
 //   2. otherwise draw or pass, the only legal move then.
+// Strategy in Block (hello.game is "block"): play the heaviest playable tile; otherwise pass,
+// the only legal move then.
 // Ties are broken deterministically.
 //
 // Run: node sample_bots/greedy.js
@@ -148,9 +150,18 @@ function chooseFives(request) {
   return [best, `no score: heaviest ${where} (${pips(best.tile)} pips)`];
 }
 
+/** The greedy Block move: the heaviest playable tile (no tile is special), else pass. */
+function chooseBlock(request) {
+  const plays = request.legal.filter((move) => move.action === "play");
+  if (plays.length === 0) return [request.legal[0], "nothing to play: pass"];
+  const best = minBy(plays, heaviestKey);
+  return [best, `heaviest ${tileName(best.tile)} (${pips(best.tile)} pips)`];
+}
+
 /** The greedy move for a request, and a short note on why (kept in the replay). */
 function choose(request, game) {
   if (game === "fives") return chooseFives(request);
+  if (game === "block") return chooseBlock(request);
   const plays = request.legal.filter((move) => move.action === "play");
   const ordinary = plays.filter((play) => !isMatador(play.tile));
   if (ordinary.length > 0) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A greedy bot for Matador and Fives, written with the typed ``protocol`` package.
+"""A greedy bot for Matador, Fives and Block, written with the typed ``protocol`` package.
 
 Strategy in Matador, decided from the ``request`` message alone:
 
@@ -15,6 +15,9 @@ Strategy in Fives (``hello.game == "fives"``):
    the request's ``layout``, ``spinner`` and ``arms``, rules.md 2.5) when it is a positive multiple
    of five; among equal scores, the heaviest tile, as in Matador.
 2. Otherwise (no play) draw or pass: the only legal move then.
+
+Strategy in Block (``hello.game == "block"``): play the heaviest playable tile (most pips,
+to shed them: the lighter hand wins a blocked hand); otherwise pass, the only legal move then.
 
 Ties are broken deterministically, so the bot plays the same moves in the same positions.
 ``sample_bots/greedy.js`` is the same bot in JavaScript.
@@ -164,10 +167,21 @@ def choose_fives(request: MoveRequest) -> tuple[WireMove, str]:
     return best, f"no score: heaviest {where} ({sum(best.tile)} pips)"
 
 
+def choose_block(request: MoveRequest) -> tuple[WireMove, str]:
+    """The greedy Block move: the heaviest playable tile (no tile is special), else pass."""
+    plays = [move for move in request.legal if isinstance(move, Play)]
+    if not plays:
+        return request.legal[0], "nothing to play: pass"  # PASS is then the only legal move
+    best = min(plays, key=heaviest_key)
+    return best, f"heaviest {tile_name(best.tile)} ({sum(best.tile)} pips)"
+
+
 def choose(request: MoveRequest, game: str = "matador") -> tuple[WireMove, str]:
     """The greedy move for ``request`` and a short note on why (kept in the replay)."""
     if game == "fives":
         return choose_fives(request)
+    if game == "block":
+        return choose_block(request)
     plays = [move for move in request.legal if isinstance(move, Play)]
     ordinary = [play for play in plays if not is_matador(play.tile)]
     if ordinary:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""A bot that plays a uniformly random legal move, in Matador or Fives: protocol v1 in the raw.
+"""A bot that plays a uniformly random legal move, in any game: protocol v1 in the raw.
 
 It never looks at the game: every request lists the legal moves, whatever the game, so the same
-few lines play both.
+few lines play Matador, Fives and Block.
 
 Standard library only, so it shows the wire format plainly. The referee starts this program
 and talks to it in JSON Lines: one JSON object per line on our stdin, one per line from our

@@ -17,6 +17,7 @@ import json
 import os
 import random
 import shutil
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -29,7 +30,7 @@ from typing import Any
 import pytest
 
 from arena import cli
-from arena.cli_errors import DEBUG_VARIABLE
+from arena.cli.errors import DEBUG_VARIABLE
 from arena.replay import MAX_REPLAY_BYTES, ReplayError, decode_replay, read_replay_bytes
 from arena.verify import verify_replay
 from arena.view.steps import StepsError, build_steps
@@ -369,10 +370,35 @@ def _path_cases() -> list[Case]:
     ]
 
 
-#: The store engineer's database cases (a foreign, 0-byte, noisy or read-only database,
-#: ``--db`` a folder, a full disk) go HERE, as more `Case` rows run by the same test: they are
-#: written in their own test file for now, and merged into this list later.
-DATABASE_CASES: list[Case] = []
+def _database_cases() -> list[Case]:
+    """Files that are not tournament databases, under every command that reads one. (A damaged
+    database, a read-only mount and a full disk need a real tournament first: they are in
+    tests/tournament/test_store_safety.py, with the byte-for-byte check of each file.)"""
+    kinds = {
+        "foreign.db": "not a tournament database (an SQLite database without the arena's tables)",
+        "empty.db": "not a tournament database (the file is empty)",
+        "text.db": "not a tournament database (not an SQLite file)",
+    }
+    commands = {
+        "standings": ("standings", "--db"),
+        "report": ("report", "--db"),
+        "resume": ("tournament", "--resume", "--db"),
+    }
+    cases = []
+    for name, why in kinds.items():
+        for command, argv in commands.items():
+            prog = "tournament" if command == "resume" else command
+            cases.append(
+                Case(
+                    f"{command}-{name}",
+                    (*argv, "{D}/" + name),
+                    message=f"arena {prog}: error: {{D}}/{name}: {why}",
+                )
+            )
+    return cases
+
+
+DATABASE_CASES = _database_cases()
 
 CASES = _replay_cases() + _path_cases() + DATABASE_CASES
 
@@ -439,6 +465,13 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     assert made.returncode == 0, made.stderr
     _write_replays(d, json.loads((d / "good.json").read_text()))
     (d / "afile").write_text("a file, not a folder")
+    with contextlib.closing(sqlite3.connect(d / "foreign.db")) as other:  # another program's
+        other.executescript(
+            "CREATE TABLE meta (key TEXT, val TEXT); INSERT INTO meta VALUES (1, 2);"
+        )
+        other.commit()
+    (d / "empty.db").write_bytes(b"")
+    (d / "text.db").write_text("name,score\nalpha,3\n")
     (d / "adir").mkdir()
     (d / "t7" / "report.html").mkdir(parents=True)
     (d / "spy.py").write_text("import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\n")

@@ -62,6 +62,18 @@ FIVES_KEYS = [
     "stop",
     "response_times",
 ]
+BLOCK_KEYS = [
+    "handshake",
+    "request_id",
+    "first_move",
+    "hand_end",
+    "match_end",
+    "two_ends",
+    "forced_pass",
+    "stop",
+    "response_times",
+]
+KEYS = {"matador": MATADOR_KEYS, "fives": FIVES_KEYS, "block": BLOCK_KEYS}
 
 #: A bot that plays the first legal move and misbehaves in one way chosen by argv[1].
 MODE_BOT = r"""
@@ -150,7 +162,7 @@ def first_failure(document: Any) -> Any:
 # -- the positions ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game_name", ["matador", "fives"])
+@pytest.mark.parametrize("game_name", ["matador", "fives", "block"])
 def test_every_scenario_is_the_position_it_describes(game_name: str) -> None:
     """Each scripted deal and line, run through the engine, reaches the position its step tests."""
     game = get_game(game_name)
@@ -164,6 +176,7 @@ def test_the_plan_names_every_step_in_order() -> None:
     """The steps of each game, numbered from 1, match the documented lists."""
     assert [s.key for s in runner.plan("matador")] == MATADOR_KEYS
     assert [s.key for s in runner.plan("fives")] == FIVES_KEYS
+    assert [s.key for s in runner.plan("block")] == BLOCK_KEYS
 
 
 def test_the_grace_periods_are_the_referees() -> None:
@@ -176,7 +189,7 @@ def test_the_grace_periods_are_the_referees() -> None:
 def test_the_guide_explains_every_step() -> None:
     """docs/checking-a-bot.md lists every step of both games by number and name, and its key."""
     guide = (ROOT / "docs" / "checking-a-bot.md").read_text(encoding="utf-8")
-    for game_name in ("matador", "fives"):
+    for game_name in ("matador", "fives", "block"):
         for number, step in enumerate(runner.plan(game_name), start=1):
             assert f"| {number} | {step.name} |" in guide, (game_name, step.name)
             assert f"`{step.key}`" in guide, step.key
@@ -202,7 +215,7 @@ SAMPLE_BOTS = [
 ]
 
 
-@pytest.mark.parametrize("game_name", ["matador", "fives"])
+@pytest.mark.parametrize("game_name", ["matador", "fives", "block"])
 @pytest.mark.parametrize("command", SAMPLE_BOTS)
 def test_every_sample_bot_passes_every_step(
     capsys: pytest.CaptureFixture[str], command: str, game_name: str
@@ -213,10 +226,9 @@ def test_every_sample_bot_passes_every_step(
     assert code == 0, failed
     assert document["passed"] is True
     assert [s["status"] for s in document["steps"]] == ["pass"] * len(document["steps"])
-    assert [s["key"] for s in document["steps"]] == (
-        MATADOR_KEYS if game_name == "matador" else FIVES_KEYS
-    )
-    assert document["response_times"]["requests"] > 20
+    assert [s["key"] for s in document["steps"]] == KEYS[game_name]
+    # Block's hands are short (seven tiles each, no drawing).
+    assert document["response_times"]["requests"] > (10 if game_name == "block" else 20)
 
 
 def test_text_output_lists_every_step_and_the_verdict(
@@ -335,7 +347,7 @@ def test_crash_evidence_includes_the_stderr(capsys: pytest.CaptureFixture[str]) 
     assert "stderr:   Traceback: player.py deliberately crashed" in out
 
 
-@pytest.mark.parametrize("game_name", ["matador", "fives"])
+@pytest.mark.parametrize("game_name", ["matador", "fives", "block"])
 def test_an_illegal_move_fails_the_first_legal_move_step(
     capsys: pytest.CaptureFixture[str], game_name: str
 ) -> None:

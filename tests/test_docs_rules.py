@@ -23,6 +23,8 @@ from arena.games import fives, matador
 from arena.games.api import Deal, Move, derive_seed
 from arena.games.matador import MatadorState, _copy, parse_rules, start_hand
 from arena.games.match import hand_seed
+from arena.games.plugin import rule_table
+from arena.games.registry import GAMES, get_game
 from arena.games.tiles import (
     ALL_TILES,
     TILE_INDEX,
@@ -265,8 +267,9 @@ def _check_rank(check: dict[str, Any]) -> None:
 def _check_flag(check: dict[str, Any]) -> None:
     game = check.get("game", "matador")
     name, cli, default = check["name"], check["cli"], check["default"]
-    engine = {"matador": matador, "fives": fives}[game]
-    assert list(engine._FLAG_VALUES[name]) == check["values"]
+    engine = get_game(game)
+    choices = {spec.name: spec.flag.choices for spec in engine.rules}
+    assert list(choices[name]) == check["values"]
     assert getattr(engine.parse_rules({}), name) == default
     wire_config = {"matador": messages.MatadorRules, "fives": messages.FivesRules}[game]
     assert getattr(wire_config(), name) == default
@@ -365,13 +368,13 @@ def test_every_fives_rule_section_has_a_checked_example() -> None:
 def test_every_rules_flag_is_documented() -> None:
     """Each flag of MatadorRules and FivesRules has a flag check (name, values, default, CLI
     option)."""
-    for game, engine in (("matador", matador), ("fives", fives)):
+    for game, plugin in GAMES.items():
         documented = {
             c["name"]
             for _h, c, _v in CHECKS
             if c.get("kind") == "flag" and c.get("game", "matador") == game
         }
-        assert documented == set(engine._FLAG_VALUES), game
+        assert documented == {spec.name for spec in plugin.rules}, game
 
 
 def test_position_helper_builds_what_it_is_told() -> None:
@@ -392,3 +395,16 @@ def test_replay_format_example_verifies() -> None:
     report = verify_replay(decode_replay(found.group(1).encode()))
     assert report.error is None
     assert report.checked == "1 hands, 15 moves, scores [0, 29, 0] verified"
+
+
+def test_rule_tables_are_derived_from_the_rules_dataclasses() -> None:
+    """Each game's rule-flag table in docs/rules.md is the one its rules dataclass gives
+    (``arena.games.plugin.rule_table``); a game without flags says so in its section."""
+    text = RULES_DOC.read_text(encoding="utf-8")
+    for name, plugin in GAMES.items():
+        table = rule_table(plugin)
+        if table:
+            assert table in text, f"the {name} rule table differs from {plugin.rules_type}"
+        else:
+            assert f"## {plugin.title}\n" in text, name
+            assert "**Flags.** None" in text, name

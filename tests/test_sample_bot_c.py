@@ -178,9 +178,9 @@ def test_a_huge_request_id_is_echoed_exactly(bot: list[str]) -> None:
 # -- as a real bot -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", ["matador", "fives"])
-def test_arena_check_passes_in_both_games(bot: list[str], game: str) -> None:
-    """``arena check`` passes every step, in Matador and in Fives."""
+@pytest.mark.parametrize("game", ["matador", "fives", "block"])
+def test_arena_check_passes_in_every_game(bot: list[str], game: str) -> None:
+    """``arena check`` passes every step, in Matador, Fives and Block."""
     run = subprocess.run(
         [sys.executable, "-m", "arena", "check", bot[0], "--game", game],
         cwd=REPO,

@@ -222,7 +222,13 @@ def view(state: GameState, seat: int) -> SeatView:
 class Game(Protocol):
     """A game: its name, how to read its rules, and how to start a hand."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def match_target(self) -> int | None:
+        """A score that ends a match at once, whatever its length (Fives' 100), or ``None``."""
+        ...
 
     def parse_rules(self, raw: dict[str, Any]) -> Any: ...
 

@@ -23,9 +23,8 @@ MAX_HANDS = 500
 
 def match_target(game: Game) -> int | None:
     """The score that ends a match of ``game`` as soon as any seat reaches it, whatever the
-    match length (a game's optional ``match_target`` attribute: 100 in Fives), or ``None``."""
-    target = getattr(game, "match_target", None)
-    return target if isinstance(target, int) else None
+    match length (the game's ``match_target``, from its plugin: 100 in Fives), or ``None``."""
+    return game.match_target
 
 
 def hand_leader(hand: GameState) -> int | None:

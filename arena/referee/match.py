@@ -458,9 +458,9 @@ class _MatchRunner:
             hand = match.hand
             number = match.hand_number
             if self.announced != number:  # not when re-entered after the watchdog fired
-                # The seat that leads: in Fives the one whose tile the automatic opening laid
-                # (the other seat moves first); an opening that reaches the target ends the
-                # hand before any request, and the loop below then asks nobody.
+                # The seat that leads: in a game with an automatic opening, the one whose tile
+                # the opening laid (the other seat moves first); an opening that reaches the
+                # target ends the hand before any request, and the loop below then asks nobody.
                 leader = hand_leader(hand)
                 assert leader is not None
                 self.announced = number
@@ -499,8 +499,9 @@ class _MatchRunner:
         """Append a hand and its events to the record.
 
         Its ``leader`` is the seat that led: after any retirement before the lead, the one that
-        rule 1.4 picked among the seats still in play; in Fives, the seat of the automatic
-        opening (the first entry of the hand's history, never a recorded event).
+        game's leader rule picked among the seats still in play; in a game with an automatic
+        opening, the seat of the opening (the first entry of the hand's history, never a
+        recorded event).
         """
         deal = hand.deal()
         leader = hand_leader(hand)

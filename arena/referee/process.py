@@ -1,7 +1,7 @@
-"""Bot processes: spawning, raw line I/O, stderr capture and whole-group termination.
+"""Bot processes: raw line I/O, stderr capture and whole-group termination (`BotProcess`).
 
-This is the only module of the arena that runs processes. A bot runs in its own session
-(``start_new_session=True``), so its process ID is also its process-group ID and one
+`open_bot_process` starts a bot through `arena.referee.spawn` (the one module that starts
+processes) in its own session, so its process ID is also its process-group ID and one
 ``os.killpg`` reaches every process it forked that did not call ``setsid()`` itself. Its stdout
 is framed into lines by `arena.referee.framing.LineBuffer` with a hard cap; its stderr is read
 all the time into a capped head-and-tail buffer, because an unread stderr pipe fills after
@@ -20,33 +20,25 @@ With ``sandbox=`` a bot is contained by `arena.referee.sandbox` (namespaces, a c
 limits, its own working directory and a scrubbed environment): its command is wrapped, the
 limits are set in the child before it starts, and closing it also empties its cgroup and
 removes its working directory. `BotProcess.resource_outcome` then tells whether a memory or
-CPU limit ended it. `run_capped(..., sandbox=...)` contains a bot's build the same way, on a
-private copy of its folder. This module also runs the sandbox's detection probes (`run_probe`).
+CPU limit ended it. Commands are parsed by `arena.referee.commands`; one-off commands (bot
+builds) run with `arena.referee.capped.run_capped`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import functools
 import os
-import queue
 import select
-import shlex
-import shutil
-import subprocess
 import sys
-import threading
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from signal import SIGKILL, SIGTERM, Signals
-from typing import Any
 
 import trio
 
-from arena.errors import BotCommandError, BotEOFError, BotGoneError, OutputLimitError
+from arena.errors import BotEOFError, BotGoneError, OutputLimitError
+from arena.referee.commands import BotCommandError, display, os_reason, parse_command
 from arena.referee.framing import LineBuffer, LineTooLongError
 from arena.referee.sandbox import (
     BotSandbox,
@@ -59,33 +51,36 @@ from arena.referee.sandbox import (
     classify_outcome,
     plan_sandbox,
 )
+from arena.referee.spawn import REAP_TIMEOUT_S as _REAP_TIMEOUT
+from arena.referee.spawn import (
+    Child,
+    ChildSetupError,
+    Streams,
+    open_piped,
+    reap_group_orphans,
+    signal_group,
+    start_contained,
+)
 
 __all__ = [
     "FAIR_SLICE_S",
     "READ_CHUNK_BYTES",
-    "BotCommandError",
     "BotEOFError",
     "BotGoneError",
     "BotProcess",
-    "CommandResult",
     "ExitStatus",
     "LineTooLongError",
     "OutputLimitError",
+    "empty_sandbox",
     "open_bot_process",
-    "parse_command",
-    "run_capped",
-    "run_probe",
-    "signal_group",
 ]
 
 READ_CHUNK_BYTES = 65536
 """How many bytes one read from a bot's stdout or stderr asks for (the Linux pipe size)."""
 
-_REAP_TIMEOUT = 5.0  # seconds to wait for a SIGKILLed leader to be reaped before giving up
 _STDERR_SYNC_READS = 8  # reads per synchronous stderr drain, so a flooding bot cannot pin us
 _SANDBOX_EMPTY_TIMEOUT = 2.0  # seconds to keep killing what is left in a bot's cgroup
 _WRAPPER_EXIT_WAIT = 0.1  # seconds a sandbox wrapper gets to exit after the bot's stdout closed
-_PROBE_TIMEOUT = 5.0  # seconds a sandbox detection probe may take
 #: How long a task may go on taking lines that were there already before `receive_line`
 #: passes through the scheduler anyway, so that other tasks (a worker's other matches, stderr
 #: drains, watchdogs) run: seconds since this bot's last line that came through it. A reply
@@ -97,16 +92,6 @@ _cancel_shielded_checkpoint = trio.lowlevel.cancel_shielded_checkpoint
 _now = time.perf_counter
 _wait_readable = trio.lowlevel.wait_readable
 _wait_writable = trio.lowlevel.wait_writable
-
-_INTERPRETER_HINTS = {
-    ".py": "python3",
-    ".js": "node",
-    ".mjs": "node",
-    ".rb": "ruby",
-    ".pl": "perl",
-    ".sh": "sh",
-    ".jar": "java -jar",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,107 +141,6 @@ class ExitStatus:
         if self.returncode is None:
             return "still running"
         return f"exit code {self.returncode}"
-
-
-def _display(command: str | Sequence[str]) -> str:
-    return command if isinstance(command, str) else shlex.join(command)
-
-
-def _interpreter_hint(program: str) -> str:
-    interpreter = _INTERPRETER_HINTS.get(os.path.splitext(program)[1].lower())
-    chmod = f"chmod +x {shlex.quote(program)}"
-    if interpreter is None:
-        return f"try '{chmod}'"
-    return f"try '{interpreter} {shlex.quote(program)}' or '{chmod}'"
-
-
-def parse_command(
-    command: str | Sequence[str],
-    *,
-    cwd: str | None = None,
-    env: Mapping[str, str] | None = None,
-) -> list[str]:
-    """Splits a bot command into argv and checks that its program can be run.
-
-    A program name without a slash is looked up on ``PATH`` (the ``PATH`` of ``env`` when it
-    is given, as the spawn will do); a path with a slash must name an executable file,
-    relative to ``cwd`` when it is given.
-
-    Args:
-        command: A shell-like string (split with `shlex.split`, no shell is involved) or an
-            argv sequence.
-        cwd: The directory the bot will start in.
-        env: The bot's environment, if it differs from ours.
-
-    Returns:
-        The argv list, with the program as given (not resolved).
-
-    Raises:
-        BotCommandError: If the command is empty or unparsable, or its program is missing,
-            not a file, or not executable. The message names the command and the reason.
-    """
-    shown = _display(command)
-    if isinstance(command, str):
-        try:
-            argv = shlex.split(command)
-        except ValueError as exc:
-            raise BotCommandError(f"bot command {shown!r}: cannot parse: {exc}") from None
-    else:
-        argv = [str(arg) for arg in command]
-    if not argv or not argv[0]:
-        raise BotCommandError(f"bot command {shown!r}: empty command")
-    program = argv[0]
-    if "/" not in program:
-        path = None if env is None else env.get("PATH", os.defpath)
-        if shutil.which(program, path=path) is None:
-            raise BotCommandError(
-                f"bot command {shown!r}: program {program!r} not found on PATH"
-                " (give a path such as './bot' for a file in the bot's directory)"
-            )
-        return argv
-    full = os.path.join(cwd, program) if cwd is not None else program
-    where = "" if cwd is None else f" (relative to {cwd!r})"
-    if not os.path.exists(full):
-        raise BotCommandError(f"bot command {shown!r}: file not found{where}")
-    if os.path.isdir(full):
-        raise BotCommandError(f"bot command {shown!r}: {program!r} is a directory{where}")
-    if not os.access(full, os.X_OK):
-        raise BotCommandError(
-            f"bot command {shown!r}: file is not executable ({_interpreter_hint(program)})"
-        )
-    return argv
-
-
-def signal_group(pgid: int, sig: int) -> bool:
-    """Sends a signal to every process of a process group.
-
-    Args:
-        pgid: The process-group ID (a bot's pid, since each bot leads its own session).
-        sig: The signal number.
-
-    Returns:
-        ``False`` if the group no longer exists, else ``True``.
-    """
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def _reap_group_orphans(pgid: int) -> None:
-    # Processes of the group that were re-parented to us (when the referee is PID 1 in a
-    # container, or a child subreaper) would stay zombies forever: reap them. This only ever
-    # touches our own children in this one group, so it cannot steal another Popen's status.
-    if not hasattr(os, "waitid"):  # not on macOS
-        return
-    while True:
-        try:
-            info = os.waitid(os.P_PGID, pgid, os.WEXITED | os.WNOHANG)
-        except ChildProcessError:
-            return
-        if info is None:
-            return
 
 
 class _StderrCapture:
@@ -318,7 +202,7 @@ class BotProcess:
 
     def __init__(
         self,
-        process: trio.Process | _Child,
+        process: trio.Process | Child,
         argv: list[str],
         command: str,
         *,
@@ -327,7 +211,7 @@ class BotProcess:
         kill_grace: float,
         max_stdout_bytes: int | None = None,
         sandbox: BotSandbox | None = None,
-        streams: _Streams | None = None,
+        streams: Streams | None = None,
     ) -> None:
         """Wraps a process started with stdin, stdout and stderr pipes (internal).
 
@@ -751,15 +635,10 @@ class BotProcess:
         with trio.move_on_after(_REAP_TIMEOUT):
             await process.wait()
         if process.poll() is not None:
-            _reap_group_orphans(pgid)
+            reap_group_orphans(pgid)
         box = self.sandbox
         if box is not None:
-            # Kill passes until the cgroup is empty: each pass also catches what the last one
-            # missed while it was forking. Without a cgroup, kill_pass is true at once.
-            for _ in range(int(_SANDBOX_EMPTY_TIMEOUT / 0.001)):
-                if box.kill_pass():
-                    break
-                await trio.sleep(0.001)
+            await empty_sandbox(box)
 
     def _close_fds(self) -> None:
         self._drain_stderr_nowait()
@@ -815,21 +694,13 @@ async def open_bot_process(
             cgroup or working directory cannot be created).
     """
     argv = parse_command(command, cwd=cwd, env=env)
-    shown = _display(command)
+    shown = display(command)
     box: BotSandbox | None = None
     if sandbox is None:
         try:
-            process = await trio.lowlevel.open_process(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=None if env is None else dict(env),
-                start_new_session=True,
-            )
+            process = await open_piped(argv, cwd=cwd, env=env)
         except OSError as exc:
-            raise BotCommandError(f"bot command {shown!r}: cannot start: {_reason(exc)}") from exc
+            raise BotCommandError(f"bot command {shown!r}: cannot start: {os_reason(exc)}") from exc
         bot = BotProcess(
             process,
             argv,
@@ -846,7 +717,10 @@ async def open_bot_process(
         except SandboxPathError as exc:
             raise BotCommandError(f"bot command {shown!r}: {exc}") from exc
         try:
-            child, streams = await _start_sandboxed(box, shown)
+            child, streams = await start_contained(box, f"bot command {shown!r}")
+        except ChildSetupError as exc:
+            box.close()
+            raise SandboxError(str(exc)) from exc.__cause__
         except BaseException:
             box.close()
             raise
@@ -882,484 +756,11 @@ async def open_bot_process(
         raise body_error
 
 
-_FIFO_OPEN_TIMEOUT = 10.0  # seconds for a sandbox to come up and open the bot's stdin
-_FIFO_POLL = 0.0005  # seconds between attempts to open it
-
-
-async def _open_fifo_writer(path: str, process: _Child) -> int:
-    """Opens the write end of a bot's stdin FIFO once the bot has opened the read end.
-
-    A non-blocking open for writing fails with ENXIO until there is a reader; the bot's
-    sandbox opens it a few milliseconds after the spawn. If the wrapper exits first (it could
-    not set up the sandbox), the result is the write end of a pipe whose read end is closed,
-    so the bot looks like one whose stdin is closed (its stderr says why).
-
-    Raises:
-        BotCommandError: If the sandbox has not opened it after ``_FIFO_OPEN_TIMEOUT`` s.
-    """
-    deadline = trio.current_time() + _FIFO_OPEN_TIMEOUT
-    while True:
-        try:
-            return os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError as exc:
-            if exc.errno != errno.ENXIO:
-                raise
-        if process.poll() is not None:
-            read_end, write_end = os.pipe2(os.O_CLOEXEC)
-            os.close(read_end)
-            return write_end
-        if trio.current_time() > deadline:
-            raise BotCommandError(
-                f"the sandbox did not start the bot within {_FIFO_OPEN_TIMEOUT:g} s"
-            )
-        await trio.sleep(_FIFO_POLL)
-
-
-async def _kill_and_reap(process: _Child) -> None:
-    signal_group(process.pid, SIGKILL)
-    with trio.move_on_after(_REAP_TIMEOUT):
-        await process.wait()
-
-
-async def _popen_in(
-    box: BotSandbox, what: str, *, stdin: int, stdout: int, stderr: int
-) -> subprocess.Popen[bytes]:
-    """Starts ``box``'s command in its sandbox, in a new session, from the spawner threads.
-
-    Raises:
-        BotCommandError: when the program cannot be started (``what`` names the command).
-        SandboxError: when the child could not enter the sandbox (its ``preexec_fn`` failed).
-    """
-    try:
-        return await _spawner.popen(
-            box.argv,
-            stdin=stdin,
-            stdout=stdout,
-            stderr=stderr,
-            cwd=box.cwd,
-            env=box.env,
-            start_new_session=True,
-            preexec_fn=box.preexec_fn,
-        )
-    except OSError as exc:
-        raise BotCommandError(f"{what}: cannot start: {_reason(exc)}") from exc
-    except subprocess.SubprocessError as exc:
-        raise SandboxError(f"{what}: cannot enter the sandbox: {exc}") from exc
-
-
-def _reason(exc: OSError) -> str:
-    reason = exc.strerror or str(exc)
-    if exc.filename is not None:
-        reason = f"{reason}: {exc.filename!r}"
-    return reason
-
-
-_Streams = tuple[trio.lowlevel.FdStream, trio.lowlevel.FdStream, trio.lowlevel.FdStream]
-
-
-class _Child:
-    """A process started by the spawner thread: ``pid``, ``poll`` and an async ``wait``.
-
-    The same interface as the parts of `trio.Process` that `BotProcess` uses (trio's has no
-    public constructor). ``wait`` sleeps on a pidfd, as trio's does on Linux.
-    """
-
-    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
-        self._popen = popen
-        self.pid = popen.pid
-        try:
-            self._pidfd = os.pidfd_open(popen.pid)
-        except (AttributeError, OSError):  # before Linux 5.3: poll instead
-            self._pidfd = -1
-
-    @property
-    def returncode(self) -> int | None:
-        """The return code once the process was reaped, else ``None``."""
-        return self._popen.returncode
-
-    def poll(self) -> int | None:
-        """Reaps the process if it has exited; returns its return code or ``None``."""
-        returncode = self._popen.poll()
-        if returncode is not None:
-            self._close_pidfd()
-        return returncode
-
-    async def wait(self) -> int:
-        """Waits until the process exits and reaps it; returns its return code."""
-        while (returncode := self.poll()) is None:
-            pidfd = self._pidfd
-            if pidfd < 0:
-                await trio.sleep(0.005)
-                continue
-            # ClosedResourceError: another task reaped it and closed the pidfd.
-            with contextlib.suppress(trio.ClosedResourceError):
-                await _wait_readable(pidfd)
-        return returncode
-
-    def _close_pidfd(self) -> None:
-        if self._pidfd >= 0:
-            fd, self._pidfd = self._pidfd, -1
-            trio.lowlevel.notify_closing(fd)
-            os.close(fd)
-
-
-class _Spawner:
-    """A few threads, alive as long as the referee, that fork every sandboxed bot.
-
-    bwrap's ``--die-with-parent`` and ``PR_SET_PDEATHSIG`` fire when the *thread* that forked
-    a process ends, and trio forks from worker threads that it retires after 10 idle seconds:
-    a bot spawned from one was SIGKILLed mid-match. Forked from these threads, a sandbox ends
-    when the referee's process does, and not before. Several threads, so that many matches
-    starting at once do not queue behind one fork at a time.
-    """
-
-    THREADS = 4
-
-    def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
-
-    def _run(self) -> None:
-        while True:
-            self._jobs.get()()
-
-    async def popen(self, argv: list[str], **options: Any) -> subprocess.Popen[bytes]:
-        """Starts ``subprocess.Popen(argv, **options)`` in the spawner thread.
-
-        Not cancellable while the fork runs (a process is never left behind).
-        """
-        with self._lock:
-            while len(self._threads) < self.THREADS:
-                name = f"arena-spawner-{len(self._threads)}"
-                thread = threading.Thread(target=self._run, name=name, daemon=True)
-                thread.start()
-                self._threads.append(thread)
-        token = trio.lowlevel.current_trio_token()
-        done = trio.Event()
-        result: list[subprocess.Popen[bytes]] = []
-        error: list[BaseException] = []
-
-        def job() -> None:
-            try:
-                result.append(subprocess.Popen(argv, **options))
-            except BaseException as exc:  # handed to the trio task, which re-raises it
-                error.append(exc)
-            token.run_sync_soon(done.set)
-
-        self._jobs.put(job)
-        with trio.CancelScope(shield=True):
-            await done.wait()
-        if error:
-            raise error[0]
-        return result[0]
-
-
-_spawner = _Spawner()
-
-
-async def _start_sandboxed(box: BotSandbox, shown: str) -> tuple[_Child, _Streams]:
-    """Spawns a sandboxed bot; returns it and its stdin, stdout and stderr streams.
-
-    Raises:
-        BotCommandError: If the wrapper cannot be started.
-        SandboxError: If the child could not enter the sandbox (its preexec_fn failed).
-    """
-    ours: list[int] = []  # our ends, closed here unless they become streams
-    theirs: list[int] = []  # the child's ends, closed here once it has its copies
-    try:
-        err_read, err_write = os.pipe2(os.O_CLOEXEC)
-        ours.append(err_read)
-        theirs.append(err_write)
-        stdin_arg: int = subprocess.DEVNULL
-        stdout_arg: int = subprocess.DEVNULL
-        if box.stdout_fifo is not None:
-            # Opened before the spawn, so the bot's open of its end returns at once.
-            flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
-            ours.append(os.open(box.stdout_fifo, flags))
-        else:
-            in_read, in_write = os.pipe2(os.O_CLOEXEC)
-            out_read, out_write = os.pipe2(os.O_CLOEXEC)
-            ours += [in_write, out_read]
-            theirs += [in_read, out_write]
-            stdin_arg, stdout_arg = in_read, out_write
-        try:
-            popen = await _popen_in(
-                box, f"bot command {shown!r}", stdin=stdin_arg, stdout=stdout_arg, stderr=err_write
-            )
-        finally:
-            for fd in theirs:
-                os.close(fd)
-            theirs.clear()
-        child = _Child(popen)
-        if box.stdin_fifo is not None:
-            try:
-                ours.insert(1, await _open_fifo_writer(box.stdin_fifo, child))
-            except BaseException:
-                with trio.CancelScope(shield=True):
-                    await _kill_and_reap(child)
-                raise
-        err_fd, in_fd, out_fd = ours
-        # The streams own the descriptors from here on.
-        streams = (
-            trio.lowlevel.FdStream(in_fd),
-            trio.lowlevel.FdStream(out_fd),
-            trio.lowlevel.FdStream(err_fd),
-        )
-        ours.clear()
-        return child, streams
-    finally:
-        for fd in ours + theirs:
-            os.close(fd)
-
-
-def run_probe(argv: Sequence[str]) -> tuple[int | None, str]:
-    """Runs a short command of our own to see whether it works (sandbox detection).
-
-    Synchronous, with no input and a time limit; not for bots (their output is unbounded
-    here).
-
-    Args:
-        argv: The command.
-
-    Returns:
-        Its return code (``None`` if it could not start or timed out) and its output (stdout
-        and stderr together, at most the last 2000 characters).
-    """
-    try:
-        done = subprocess.run(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            timeout=_PROBE_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        return None, str(exc)
-    return done.returncode, done.stdout.decode(errors="replace")[-2000:]
-
-
-# -- one-off commands (bot builds) ----------------------------------------------------------------
-
-#: After a one-off command ends (or is stopped), how long to wait for the rest of its output.
-DRAIN_GRACE_S = 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class CommandResult:
-    """How a one-off command (such as a bot's build) ended.
-
-    Attributes:
-        status: its exit status.
-        output: the end of its stdout and stderr together (at most ``output_cap`` bytes).
-        output_bytes: how many bytes it wrote in all.
-        timed_out: whether it was stopped for running out of time.
-        limit: in a sandbox, the memory or CPU limit that ended it, with the evidence
-            (``None`` when none did, or without a sandbox).
-        problem: in a sandbox, why what it wrote in its folder could not be copied back
-            after it succeeded (``None`` when it was, or without a sandbox).
-    """
-
-    status: ExitStatus
-    output: str
-    output_bytes: int
-    timed_out: bool
-    limit: ResourceOutcome | None = None
-    problem: str | None = None
-
-
-class _Tail:
-    """Keeps the last ``cap`` bytes of a stream and counts all of them."""
-
-    __slots__ = ("_cap", "_data", "total")
-
-    def __init__(self, cap: int) -> None:
-        self._cap = cap
-        self._data = bytearray()
-        self.total = 0
-
-    def add(self, data: bytes) -> None:
-        self.total += len(data)
-        self._data += data
-        # Trim in batches (at twice the cap) so a flood costs amortised O(1) per byte.
-        if len(self._data) > 2 * self._cap:
-            del self._data[: len(self._data) - self._cap]
-
-    def text(self) -> str:
-        return bytes(self._data[-self._cap :]).decode(errors="replace")
-
-
-async def run_capped(
-    command: str | Sequence[str],
-    *,
-    cwd: str | None = None,
-    timeout_s: float,
-    output_cap: int = 1 << 16,
-    sandbox: SandboxPlan | None = None,
-) -> CommandResult:
-    """Runs a one-off command in its own process group, with no input, keeping the end of its
-    output; at the end (or at the time limit) the whole group is killed, so nothing it started
-    outlives it.
-
-    Unlike ``trio.run_process(capture_stdout=True)``, the output kept is bounded.
-
-    With ``sandbox``, the command is a bot's build and runs contained as the bots are (see
-    `arena.referee.sandbox.SandboxPlan.prepare_build`): as the bots' user, with the plan's
-    network, memory, process, file-size and open-file limits, CPU time bounded by
-    ``timeout_s`` rather than by the match's limit (`SandboxPlan.for_build`), a scrubbed
-    environment, and a cleanup that reaches every process it started. It works on a private
-    copy of its folder ``cwd``, which is copied back only when it exits with code 0 in
-    time: a build that fails or is stopped leaves its folder as it was.
-
-    Args:
-        command: A shell-like string or an argv sequence (see `parse_command`).
-        cwd: The directory to run it in (required with ``sandbox``: the bot's folder).
-        timeout_s: Seconds it may run before it is killed.
-        output_cap: How many of the last bytes of its output to keep.
-        sandbox: The plan of the bots' sandbox, or ``None`` to run the command uncontained.
-
-    Raises:
-        BotCommandError: when the command cannot be started (the message says why), or the
-            sandbox's user cannot read the folder or a file the command needs.
-        SandboxError: when the sandbox cannot be set up (its copy of the folder, its
-            cgroup).
-    """
-    argv = parse_command(command, cwd=cwd)
-    shown = _display(command)
-    if sandbox is not None:
-        if cwd is None:
-            raise ValueError("a sandboxed command runs in its bot's folder: give cwd")
-        return await _run_capped_sandboxed(argv, shown, cwd, timeout_s, output_cap, sandbox)
-    tail = _Tail(output_cap)
-    read_fd, write_fd = os.pipe()
-    reader = trio.lowlevel.FdStream(read_fd)  # owns read_fd from here on
-    try:
-        stdin_fd = os.open(os.devnull, os.O_RDONLY)
-        try:
-            process = await trio.lowlevel.open_process(
-                argv,
-                stdin=stdin_fd,
-                stdout=write_fd,
-                stderr=write_fd,
-                cwd=cwd,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise BotCommandError(
-                f"command {shown!r}: cannot start: {exc.strerror or exc}"
-            ) from exc
-        finally:
-            os.close(stdin_fd)
-            os.close(write_fd)  # the command holds its own copy: EOF comes when it is done
-        timed_out = await _wait_capped(process, tail, reader, timeout_s)
-    finally:
-        reader.close()
-    return CommandResult(
-        ExitStatus.from_returncode(process.returncode), tail.text(), tail.total, timed_out
-    )
-
-
-async def _run_capped_sandboxed(
-    argv: list[str],
-    shown: str,
-    cwd: str,
-    timeout_s: float,
-    output_cap: int,
-    sandbox: SandboxPlan,
-) -> CommandResult:
-    """`run_capped` with a sandbox: prepares the build's sandbox (in a thread: it copies the
-    folder), runs the command from the spawner threads, copies the folder back on success."""
-    plan = sandbox.for_build(timeout_s)
-    prepare = functools.partial(plan.prepare_build, argv, folder=cwd)
-    try:
-        box = await trio.to_thread.run_sync(prepare)
-    except SandboxPathError as exc:
-        raise BotCommandError(f"command {shown!r}: {exc}") from exc
-    try:
-        tail = _Tail(output_cap)
-        read_fd, write_fd = os.pipe2(os.O_CLOEXEC)
-        reader = trio.lowlevel.FdStream(read_fd)  # owns read_fd from here on
-        try:
-            stdin_fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
-            try:
-                popen = await _popen_in(
-                    box, f"command {shown!r}", stdin=stdin_fd, stdout=write_fd, stderr=write_fd
-                )
-            finally:
-                os.close(stdin_fd)
-                os.close(write_fd)  # the command holds its own copy: EOF comes when it is done
-            child = _Child(popen)
-            timed_out = await _wait_capped(child, tail, reader, timeout_s, box)
-        finally:
-            reader.close()
-        returncode = child.returncode
-        if returncode is not None and box.signal_in_exit_code and 128 < returncode <= 128 + 64:
-            returncode = 128 - returncode  # bwrap reports a signal death as 128 + signal
-        status = ExitStatus.from_returncode(returncode)
-        limit = None if timed_out else classify_outcome(box.usage(), status.signal)
-        problem = None
-        if returncode == 0 and not timed_out:
-            try:
-                await trio.to_thread.run_sync(box.commit)
-            except SandboxError as exc:
-                problem = str(exc)
-        return CommandResult(status, tail.text(), tail.total, timed_out, limit, problem)
-    finally:
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(box.close)
-
-
-async def _empty_sandbox(box: BotSandbox) -> None:
+async def empty_sandbox(box: BotSandbox) -> None:
     """Kills what is left in a sandbox's cgroup until it is empty (at once without one)."""
+    # Kill passes until the cgroup is empty: each pass also catches what the last one missed
+    # while it was forking. Without a cgroup, kill_pass is true at once.
     for _ in range(int(_SANDBOX_EMPTY_TIMEOUT / 0.001)):
         if box.kill_pass():
             return
         await trio.sleep(0.001)
-
-
-async def _drain(stream: trio.lowlevel.FdStream, tail: _Tail, done: trio.Event) -> None:
-    try:
-        while data := await stream.receive_some(READ_CHUNK_BYTES):
-            tail.add(data)
-    except (trio.ClosedResourceError, trio.BrokenResourceError):
-        pass
-    finally:
-        done.set()
-
-
-async def _wait_capped(
-    process: trio.Process | _Child,
-    tail: _Tail,
-    reader: trio.lowlevel.FdStream,
-    timeout_s: float,
-    box: BotSandbox | None = None,
-) -> bool:
-    """Waits for a one-off command, reading its output; kills its process group at the end,
-    and under a sandbox every process left in its cgroup.
-
-    Returns:
-        Whether it ran out of time.
-    """
-    done = trio.Event()
-    try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_drain, reader, tail, done)
-            with trio.move_on_after(timeout_s) as deadline:
-                await process.wait()
-            # Whatever it left running in its group goes too (it would hold the pipe).
-            signal_group(process.pid, SIGKILL)
-            if box is not None:
-                await _empty_sandbox(box)
-            with trio.move_on_after(DRAIN_GRACE_S):
-                await process.wait()
-                await done.wait()
-            nursery.cancel_scope.cancel()
-    finally:
-        if process.returncode is None or not done.is_set():
-            signal_group(process.pid, SIGKILL)
-            with trio.CancelScope(shield=True), trio.move_on_after(_REAP_TIMEOUT):
-                await process.wait()
-                if box is not None:
-                    await _empty_sandbox(box)
-    return deadline.cancelled_caught

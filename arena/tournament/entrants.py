@@ -28,15 +28,16 @@ from typing import Literal
 import trio
 
 from arena.errors import ArenaError
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.judge import Fault, Rejection, judge_ready
+from arena.referee.capped import run_capped
+from arena.referee.commands import BotCommandError
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import (
-    BotCommandError,
     BotEOFError,
     BotGoneError,
     BotProcess,
     open_bot_process,
-    run_capped,
 )
 from arena.referee.sandbox import (
     Mechanism,
@@ -46,13 +47,14 @@ from arena.referee.sandbox import (
     SandboxPlan,
 )
 from arena.text import printable
+from arena.wire import rules_to_wire
 from protocol.codec import encode
 from protocol.messages import (
     MAX_NAME_CHARS,
     PROTOCOL_VERSION,
     Hello,
-    MatadorRules,
     MatchLength,
+    RulesConfig,
     TimeControl,
 )
 
@@ -553,6 +555,12 @@ def _were(count: int) -> str:
 # -- preparation --------------------------------------------------------------------------------
 
 
+def default_rules_wire() -> RulesConfig:
+    """The default game's default rules, as the ``rules`` of a ``hello``."""
+    game = get_game(DEFAULT_GAME)
+    return rules_to_wire(game.name, game.rules_dict(game.parse_rules({})))
+
+
 def handshake_hello(startup_ms: int) -> Hello:
     """The ``hello`` that `prepare` sends by default: seat 0 of 2, default rules, seed 0.
 
@@ -564,10 +572,10 @@ def handshake_hello(startup_ms: int) -> Hello:
     """
     return Hello(
         protocol=PROTOCOL_VERSION,
-        game="matador",
+        game=DEFAULT_GAME,
         seat=0,
         players=2,
-        rules=MatadorRules(),
+        rules=default_rules_wire(),
         match=MatchLength(target=100),
         time=TimeControl(startup_ms=startup_ms, move_ms=1000),
         seed=0,

@@ -22,9 +22,9 @@ from arena.failure_text import FailureEntry, explain, failures_of
 from arena.policy import FailurePolicy
 from arena.replay import Replay, ReplayError, read_replay
 from arena.text import printable, printable_block, shell_line
-from arena.tournament.html_report import find_bundle, find_replay, tournament_policy
 from arena.tournament.live import name_cell, ready_names_line, standings_table
 from arena.tournament.ratings_view import RatingsView, compute_ratings
+from arena.tournament.report_matches import find_bundle, find_replay, tournament_policy
 from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import Store
 

@@ -21,18 +21,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from arena import PRODUCT
 from arena.failure_text import evidence_fields
 from arena.games.api import Move
 from arena.games.tiles import Tile, tile_str
 from arena.replay import ExchangedLine, Failure, Replay, Status
 from arena.text import seat_name
-from arena.view.page import html_document
+from arena.view.page import asset, html_document
 from arena.view.steps import (
     Board,
     Step,
@@ -40,12 +40,15 @@ from arena.view.steps import (
     build_steps,
     describe,
     failure_text,
+    game_of,
     match_length_text,
+    placed_arm,
+    placed_index,
     printable,
     result_text,
     seat_label,
 )
-from arena.view.terminal import SPECIAL_TILES
+from arena.view.table import table_data_of
 
 #: The version of the viewer data layout embedded in a page. The page's script reads only this
 #: version (``VIEWER_DATA_VERSION`` in viewer.js must match) and refuses any other. Version 2:
@@ -68,8 +71,6 @@ EXCHANGED_TAIL = 80
 #: The evidence labels of the lines exchanged with a bot, by direction (viewer.js knows them).
 EXCHANGED_LABELS = {"sent": "referee → bot", "received": "bot → referee"}
 
-_ASSETS = "arena.view"
-
 
 # -- the viewer data ---------------------------------------------------------------------------
 
@@ -85,7 +86,7 @@ def viewer_data(replay: Replay, steps: Sequence[Step] | None = None) -> dict[str
         arena.view.steps.StepsError: when the replay does not re-run through the engine.
     """
     steps = build_steps(replay) if steps is None else steps
-    special = sorted(SPECIAL_TILES.get(replay.game, frozenset()))
+    special = sorted(game_of(replay).drawing.special_tiles)
     names = [seat_name(s) for s in replay.seats]
     return {
         "viewer_data": VIEWER_DATA_VERSION,
@@ -122,8 +123,8 @@ def viewer_data(replay: Replay, steps: Sequence[Step] | None = None) -> dict[str
 
 
 def _title(replay: Replay, names: list[str]) -> str:
-    """``Matador: greedy vs random vs greedy-js (seed 7)``."""
-    return f"{replay.game.capitalize()}: {' vs '.join(names)} (seed {replay.seed})"
+    """``TITLE: greedy vs random vs greedy-js (seed 7)``: the game's title, the bots."""
+    return f"{game_of(replay).title}: {' vs '.join(names)} (seed {replay.seed})"
 
 
 def _seat_data(replay: Replay, seat: int) -> dict[str, Any]:
@@ -151,12 +152,14 @@ def _seat_data(replay: Replay, seat: int) -> dict[str, Any]:
 
 def _steps_data(replay: Replay, steps: Sequence[Step]) -> list[dict[str, Any]]:
     data = []
-    anchor = 0  # the layout index of the hand's lead tile: the left (west) plays since the lead
+    # The layout index of the hand's lead tile: the plays on the line's first end since the lead.
+    anchor = 0
+    first = game_of(replay).drawing.line_ends[0]
     struck = [0] * len(replay.seats)  # each seat's strikes played for so far
     for step in steps:
         if step.kind is StepKind.HAND_START:
             anchor = 0
-        elif step.kind is StepKind.MOVE and step.move is not None and step.move.end in _FIRST:
+        elif step.kind is StepKind.MOVE and step.move is not None and step.move.end == first:
             anchor += 1
         item = step_data(replay, step, anchor)
         seat = step.seat
@@ -168,12 +171,6 @@ def _steps_data(replay: Replay, steps: Sequence[Step]) -> list[dict[str, Any]]:
                 item["strike"] = True
         data.append(item)
     return data
-
-
-#: The ends whose plays go before the first tile of the layout (Matador's left, Fives' west).
-_FIRST = ("left", "west")
-#: The ends whose plays go after its last tile.
-_LAST = ("right", "east")
 
 
 def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
@@ -194,7 +191,7 @@ def step_data(replay: Replay, step: Step, anchor: int = 0) -> dict[str, Any]:
         "summary": summary(replay, step),
         "board": None if step.board is None else board_data(step.board, anchor),
     }
-    if step.scored:  # Fives: what this step scored, (seat, points, reason) per event
+    if step.scored:  # scoring during a hand: what this step scored, (seat, points, reason)
         item["scored"] = [
             {"seat": seat, "points": points, "reason": reason}
             for seat, points, reason in step.scored
@@ -263,10 +260,12 @@ def _failure_data(status: Status, failure: Failure | None) -> dict[str, Any]:
 def board_data(board: Board, anchor: int = 0) -> dict[str, Any]:
     """A board as JSON-ready data (tiles as ``[a, b]`` pairs, the layout's as they lie).
 
-    A Fives board also has ``spinner`` (the layout index of the spinner, or null), ``arms``
-    (``{"north": [...], "south": [...]}``, each read outward from the spinner, each tile as
-    ``[inner, outer]``; null before the spinner), ``count`` and ``scoring`` (the hand's
-    scoring events so far, as ``[seat, points, reason]``).
+    A board has more by the game's table features (:class:`arena.games.plugin.TableFeatures`):
+    with a spinner, ``spinner`` (the layout index of the spinner, or null) and ``arms``
+    (``{"north": [...], "south": [...]}`` by the game's arm ends, each read outward from the
+    spinner, each tile as ``[inner, outer]``; null before the spinner); with the count of the
+    open ends, ``count``; with scoring during a hand, ``scoring`` (the hand's scoring events so
+    far, as ``[seat, points, reason]``).
     """
     data: dict[str, Any] = {
         "layout": [list(t) for t in board.layout],
@@ -278,15 +277,18 @@ def board_data(board: Board, anchor: int = 0) -> dict[str, Any]:
         "to_move": board.to_move,
         "retired": list(board.retired),
     }
-    if board.fives:
+    features = board.features
+    if features.spinner:
         arms = dict(board.arms)
         data["spinner"] = board.spinner
         data["arms"] = (
             None
             if board.spinner is None
-            else {arm: [list(t) for t in arms.get(arm, ())] for arm in ("north", "south")}
+            else {arm: [list(t) for t in arms.get(arm, ())] for arm in board.drawing.arm_ends}
         )
+    if features.end_count:
         data["count"] = board.count
+    if features.hand_scoring:
         data["scoring"] = [list(event) for event in board.scoring]
     return data
 
@@ -308,23 +310,6 @@ def failure_step(replay: Replay, steps: Sequence[Step], seat: int) -> int | None
     return None
 
 
-def placed_index(step: Step) -> int | None:
-    """Where in the layout the tile just played lies (``None`` when nothing was played, or a
-    Fives tile went on an arm: see :func:`placed_arm`)."""
-    move, board = step.move, step.board
-    if move is None or move.kind != "play" or board is None or move.end in ("north", "south"):
-        return None
-    return len(board.layout) - 1 if move.end in _LAST else 0
-
-
-def placed_arm(step: Step) -> str | None:
-    """The arm of the Fives spinner the tile just played went on (its last tile), or ``None``."""
-    move = step.move
-    if move is None or move.kind != "play" or move.end not in ("north", "south"):
-        return None
-    return move.end
-
-
 def summary(replay: Replay, step: Step) -> str:
     """The short line of the move list: ``plays 3-5 on right, 3 out`` (the seat is shown apart)."""
     kind = step.kind
@@ -332,7 +317,7 @@ def summary(replay: Replay, step: Step) -> str:
         return "Match start"
     if kind is StepKind.HAND_START:
         board = step.board
-        if board is not None and board.fives and board.layout:
+        if board is not None and game_of(replay).automatic_opening and board.layout:
             a, b = board.layout[0]
             lead = tile_str((min(a, b), max(a, b)))
             return f"Hand {step.hand_number} dealt, {lead} opened" + _scored_summary(step)
@@ -363,7 +348,7 @@ def summary(replay: Replay, step: Step) -> str:
 
 
 def _scored_summary(step: Step) -> str:
-    """`` (+10)``, `` (+5, domino +10)``: what a Fives step scored, for the move list."""
+    """`` (+10)``, `` (+5, domino +10)``: what a step scored during a hand, for the move list."""
     if not step.scored:
         return ""
     parts = [
@@ -443,10 +428,6 @@ def printable_block(text: str) -> str:
 # -- the page ----------------------------------------------------------------------------------
 
 
-def _asset(name: str) -> str:
-    return resources.files(_ASSETS).joinpath(name).read_text(encoding="utf-8")
-
-
 def exact_integers(data: Any) -> Any:
     """``data`` with every integer that a JavaScript number cannot hold exactly (beyond
     ±`JS_SAFE_INTEGER`) replaced by its decimal string, at any depth; the rest unchanged.
@@ -484,13 +465,17 @@ def embed_json(data: Any) -> str:
 
 def render_page(data: dict[str, Any]) -> str:
     """The whole page for viewer ``data`` (:func:`viewer_data`): one HTML document with the
-    stylesheet, the data and the script inline."""
+    stylesheet, the data, the table data of its game (:func:`arena.view.table.table_data`)
+    and the script inline."""
+    match = data.get("match")
+    game = match.get("game") if isinstance(match, dict) else None
+    table = table_data_of(game) if isinstance(game, str) else None
     return html_document(
-        title=str(data.get("title", "Matador Arena replay")),
+        title=str(data.get("title", f"{PRODUCT} replay")),
         made_by="arena view --html",
-        css=_asset("viewer.css"),
-        body=_BODY.format(data=embed_json(data)),
-        js=_asset("viewer.js"),
+        css=asset("viewer.css"),
+        body=_BODY.format(data=embed_json(data), table=embed_json(table)),
+        js=asset("viewer.js"),
     )
 
 
@@ -521,4 +506,5 @@ def write_html(replay: Replay, path: str | Path) -> Path:
 _BODY = """\
 <noscript><p class="fatal">This replay viewer needs JavaScript to draw the match.</p></noscript>
 <div id="app"></div>
-<script type="application/json" id="viewer-data">{data}</script>"""
+<script type="application/json" id="viewer-data">{data}</script>
+<script type="application/json" id="viewer-table">{table}</script>"""

@@ -7,10 +7,16 @@ same match layer and engine the referee used, so every position shown is the eng
 The steps of a match, in order:
 
 - ``MATCH_START``: the settings and the seats (with any start-up failure); no board.
-- per hand: ``HAND_START`` (the deal, the leader to move; in Fives the position after the
-  automatic opening, the opener as its seat), then one ``MOVE``, ``RESTART`` or ``RETIRE``
-  per recorded event, then ``HAND_END`` (unless the match was forfeited during the hand).
+- per hand: ``HAND_START`` (the deal, the leader to move; in a game whose hands start with an
+  automatic opening, the position after it, the opener as its seat), then one ``MOVE``,
+  ``RESTART`` or ``RETIRE`` per recorded event, then ``HAND_END`` (unless the match was
+  forfeited during the hand).
 - ``MATCH_END``: the result, with the last board shown.
+
+No game is named here: what a board has beyond every game's (a spinner and its arms, the count
+of the open ends, the scoring during a hand), the names of its ends and its special tiles come
+from the game's plugin (:class:`arena.games.plugin.GamePlugin`), carried by every
+:class:`Board` for the viewers.
 """
 
 from __future__ import annotations
@@ -20,15 +26,23 @@ from dataclasses import dataclass, replace
 
 from arena.games.api import HandEnd, HandOutcome, Move
 from arena.games.match import Match, MatchResult, match_target
+from arena.games.plugin import Drawing, GamePlugin, TableFeatures
 from arena.games.registry import get_game
 from arena.games.tiles import Tile, tile_str
 from arena.replay import Action, Failure, Replay, Status
 from arena.replay_walk import ReplayMismatch, WalkKind, walk_replay
 from arena.text import printable as printable  # re-exported: the viewers import it from here
 from arena.text import seat_name
+from arena.view.table import boneyard_label
 
 #: A replay whose events do not re-run through the engine.
 StepsError = ReplayMismatch
+
+
+#: The table of a plain line game (no spinner, no count, no scoring during a hand, a boneyard to
+#: draw from): a :class:`Board`'s features and drawing when none are given.
+PLAIN_FEATURES = TableFeatures()
+PLAIN_DRAWING = Drawing()
 
 
 class StepKind(enum.Enum):
@@ -48,20 +62,25 @@ class Board:
     """The position at a step, with every seat's tiles (a replay hides nothing).
 
     Attributes:
-        layout: the chain from the left end to the right end, each tile as it lies (in Fives
-            the west-east line, from west to east, the spinner included).
+        layout: the line from its first end to its last (``drawing.line_ends``), each tile as
+            it lies (with a spinner, the line through it, the spinner included).
         ends: the open ends as ``(position, value)``; empty before the lead.
         hands: each seat's tiles, canonical order, in seat order.
-        boneyard_size: tiles left in the boneyard.
-        scores: the match scores (at a hand's end, with its award counted; in Fives they run
-            during the hand, every count included).
+        boneyard_size: tiles left in the boneyard (drawable or not: ``features.draws``).
+        scores: the match scores (at a hand's end, with its award counted; where a game
+            scores during a hand, ``features.hand_scoring``, every point scored so far).
         to_move: the seat to act, or ``None`` when the hand is over.
         retired: the retired seats, in seat order.
-        arms: Fives: the spinner's ``("north", tiles)`` and ``("south", tiles)`` arms, read
-            outward, each tile as ``(inner, outer)``; empty before the spinner and in Matador.
-        spinner: Fives: the index in ``layout`` of the spinner, or ``None``.
-        count: Fives: the count of the open ends now; ``None`` in Matador.
-        scoring: Fives: the scoring events of the hand so far, ``(seat, points, reason)``.
+        features: the game's table features (:class:`arena.games.plugin.TableFeatures`): which
+            of the fields below it has.
+        drawing: the game's drawing data (:class:`arena.games.plugin.Drawing`): its end names,
+            special tiles and their label.
+        arms: ``features.spinner``: the spinner's arms, ``(end, tiles)`` per arm end, read
+            outward, each tile as ``(inner, outer)``; empty before the spinner is laid.
+        spinner: ``features.spinner``: the index in ``layout`` of the spinner, or ``None``.
+        count: ``features.end_count``: the count of the open ends now (else ``None``).
+        scoring: ``features.hand_scoring``: the scoring events of the hand so far,
+            ``(seat, points, reason)``.
     """
 
     layout: tuple[Tile, ...]
@@ -71,15 +90,12 @@ class Board:
     scores: tuple[int, ...]
     to_move: int | None
     retired: tuple[int, ...]
+    features: TableFeatures = PLAIN_FEATURES
+    drawing: Drawing = PLAIN_DRAWING
     arms: tuple[tuple[str, tuple[Tile, ...]], ...] = ()
     spinner: int | None = None
     count: int | None = None
     scoring: tuple[tuple[int, int, str], ...] = ()
-
-    @property
-    def fives(self) -> bool:
-        """Whether the board is a Fives table (it has a count)."""
-        return self.count is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +120,9 @@ class Step:
         forfeit: for ``RETIRE``, true when this retirement ended the match.
         outcome: for ``HAND_END``, how the hand ended, as the engine computed it.
         result: for ``MATCH_END``, the match result, as the engine computed it.
-        scored: Fives: the scoring events of this step, ``(seat, points, reason)`` (the
-            opening's count at ``HAND_START``; a count, and a domino or block award, at the
-            ``MOVE`` or ``RETIRE`` that caused them).
+        scored: where a game scores during a hand: the scoring events of this step,
+            ``(seat, points, reason)`` (an automatic opening's at ``HAND_START``; a count,
+            and a hand's award, at the ``MOVE`` or ``RETIRE`` that caused them).
     """
 
     kind: StepKind
@@ -132,13 +148,14 @@ def build_steps(replay: Replay) -> list[Step]:
             event (``arena verify`` says the same).
     """
     steps = [Step(StepKind.MATCH_START, None, None)]
+    plugin = game_of(replay)
     board: Board | None = None
     scored = 0  # the scoring events of the hand shown so far
     for walked in walk_replay(replay):
         match = walked.match
         kind = walked.kind
         if kind is WalkKind.HAND_START:
-            board = board_of(match)
+            board = board_of(match, plugin)
             scored = len(board.scoring)
             steps.append(
                 Step(
@@ -151,7 +168,7 @@ def build_steps(replay: Replay) -> list[Step]:
             )
         elif kind is WalkKind.MOVE:
             strike = walked.action.strike if walked.action is not None else None
-            board = board_of(match)
+            board = board_of(match, plugin)
             new, scored = board.scoring[scored:], len(board.scoring)
             steps.append(
                 Step(
@@ -182,7 +199,7 @@ def build_steps(replay: Replay) -> list[Step]:
         elif kind is WalkKind.RETIRE:
             assert walked.seat is not None
             assert walked.retirement is not None
-            board = board_of(match)
+            board = board_of(match, plugin)
             new, scored = board.scoring[scored:], len(board.scoring)
             steps.append(
                 Step(
@@ -198,15 +215,28 @@ def build_steps(replay: Replay) -> list[Step]:
             )
         elif kind is WalkKind.HAND_END:
             assert walked.outcome is not None
-            board = replace(board_of(match), scores=walked.outcome.scores)
+            board = replace(board_of(match, plugin), scores=walked.outcome.scores)
             steps.append(Step(StepKind.HAND_END, walked.hand_number, board, outcome=walked.outcome))
         else:
             steps.append(Step(StepKind.MATCH_END, None, board, result=match.result))
     return steps
 
 
-def board_of(match: Match) -> Board:
-    """The board of the match's current hand, every seat's tiles included."""
+def game_of(replay: Replay) -> GamePlugin:
+    """The game ``replay`` was played in.
+
+    Raises:
+        StepsError: for a game the arena does not know (as the walk says it).
+    """
+    try:
+        return get_game(replay.game)
+    except ValueError as error:
+        raise StepsError(f"the replay's settings are invalid: game: {error}") from None
+
+
+def board_of(match: Match, plugin: GamePlugin) -> Board:
+    """The board of the match's current hand, every seat's tiles included; ``plugin`` is the
+    match's game."""
     hand = match.hand
     views = [hand.view(seat) for seat in range(match.players)]
     first = views[0]
@@ -218,11 +248,31 @@ def board_of(match: Match) -> Board:
         scores=first.scores,
         to_move=hand.to_move,
         retired=tuple(sorted(match.retired)),
+        features=plugin.features,
+        drawing=plugin.drawing,
         arms=first.arms,
         spinner=first.spinner,
         count=first.end_count,
         scoring=tuple((s, p, r) for s, p, r in first.scoring),
     )
+
+
+def placed_index(step: Step) -> int | None:
+    """Where in the layout the tile just played lies: its first tile for a play on the line's
+    first end, its last for the other; ``None`` when nothing was played, or a tile went on a
+    spinner's arm (see :func:`placed_arm`)."""
+    move, board = step.move, step.board
+    if move is None or move.kind != "play" or board is None or move.end in board.drawing.arm_ends:
+        return None
+    return len(board.layout) - 1 if move.end == board.drawing.line_ends[1] else 0
+
+
+def placed_arm(step: Step) -> str | None:
+    """The arm of the spinner the tile just played went on (its last tile), or ``None``."""
+    move, board = step.move, step.board
+    if move is None or move.kind != "play" or board is None:
+        return None
+    return move.end if move.end in board.drawing.arm_ends else None
 
 
 # -- words -------------------------------------------------------------------------------------
@@ -235,15 +285,25 @@ def seat_label(replay: Replay, seat: int) -> str:
 
 
 def game_target(replay: Replay) -> int | None:
-    """The game's own target (Fives: 100), which ends a match whatever its length."""
+    """The game's own target (:attr:`GamePlugin.match_target`), which ends a match whatever
+    its length."""
     try:
         return match_target(get_game(replay.game))
     except ValueError:  # an unknown game: the walk refuses it anyway
         return None
 
 
+def boneyard_words(board: Board) -> str:
+    """``14 tiles in the boneyard``; in a game where nobody draws, the undealt tiles by the
+    game's word for them (``14 tiles out of play``)."""
+    tiles = f"{board.boneyard_size} tiles"  # "1 tiles", as the viewers always said
+    label = boneyard_label(board.features, board.drawing)
+    return f"{tiles} in the {label}" if board.features.draws else f"{tiles} {label}"
+
+
 def match_length_text(replay: Replay) -> str:
-    """``2 hands``, ``to 100 points``, or in Fives ``2 hands or first to 100 points``."""
+    """``2 hands``, ``to 100 points``, or in a game with its own target ``2 hands or first to
+    100 points``."""
     if replay.match.hands is not None:
         text = f"{replay.match.hands} hand{'s' if replay.match.hands != 1 else ''}"
         own = game_target(replay)
@@ -277,7 +337,7 @@ def describe(replay: Replay, step: Step) -> str:
         assert step.board is not None
         assert step.seat is not None
         board = step.board
-        if board.fives and board.layout:
+        if game_of(replay).automatic_opening and board.layout:
             opening = board.layout[0]
             lead = f"{min(opening)}-{max(opening)}"
             text = (
@@ -286,10 +346,10 @@ def describe(replay: Replay, step: Step) -> str:
             text += "".join(f"; {scored_text(replay, e)}" for e in step.scored)
             if board.to_move is not None:
                 text += f"; {seat_label(replay, board.to_move)} to move"
-            return text + f"; {board.boneyard_size} tiles in the boneyard"
+            return text + f"; {boneyard_words(board)}"
         return (
             f"Hand {step.hand_number} dealt: {seat_label(replay, step.seat)} leads; "
-            f"{board.boneyard_size} tiles in the boneyard"
+            f"{boneyard_words(board)}"
         )
     if kind is StepKind.MOVE:
         return _describe_move(replay, step)
@@ -361,8 +421,8 @@ def _describe_move(replay: Replay, step: Step) -> str:
 
 
 def scored_text(replay: Replay, event: tuple[int, int, str]) -> str:
-    """One Fives scoring event in words: ``count 15: seat 0 (a) scores 15``, ``domino: seat 1
-    (b) scores 10``, ``block: seat 0 (a) scores -3``."""
+    """One scoring event of a hand in words: ``count 15: seat 0 (a) scores 15``, ``domino:
+    seat 1 (b) scores 10``, ``block: seat 0 (a) scores -3``."""
     seat, points, reason = event
     head = f"count {points}" if reason == "count" else reason
     return f"{head}: {seat_label(replay, seat)} scores {points}"

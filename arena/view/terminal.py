@@ -31,15 +31,14 @@ from arena.view.steps import (
     build_steps,
     describe,
     failure_text,
+    game_of,
     match_length_text,
+    placed_arm,
+    placed_index,
     printable,
     seat_label,
 )
-
-#: The tiles marked ``*`` (and coloured on a terminal), per game.
-SPECIAL_TILES: dict[str, frozenset[Tile]] = {
-    "matador": frozenset({(0, 0), (1, 6), (2, 5), (3, 4)}),
-}
+from arena.view.table import boneyard_label, count_scores, multiple_words
 
 CLEAR = "\x1b[H\x1b[2J"
 _ALT_SCREEN_ON = "\x1b[?1049h\x1b[?25l"  # alternate screen, cursor hidden
@@ -104,8 +103,9 @@ def _paint(text: str, codes: Sequence[str], color: bool) -> str:
 def tile_text(
     tile: Tile, special: frozenset[Tile], *, color: bool = False, extra: Sequence[str] = ()
 ) -> str:
-    """``[3|4]``: a tile as it lies, ``*`` after a special tile (a matador), coloured on a
-    terminal (``extra`` adds codes, e.g. to pick out the tile just played)."""
+    """``[3|4]``: a tile as it lies, ``*`` after one of the game's special tiles
+    (``Drawing.special_tiles``), coloured on a terminal (``extra`` adds codes, e.g. to pick
+    out the tile just played)."""
     a, b = tile
     marked = (min(a, b), max(a, b)) in special
     text = f"[{a}|{b}]" + ("*" if marked else "")
@@ -114,19 +114,20 @@ def tile_text(
 
 
 def spinner_text(tile: Tile, *, color: bool = False, extra: Sequence[str] = ()) -> str:
-    """``{5|5}``: the Fives spinner, the double laid crosswise that the arms grow from."""
+    """``{5|5}``: the spinner, the double laid crosswise that the arms grow from."""
     return _paint(f"{{{tile[0]}|{tile[1]}}}", [_BOLD, _CYAN, *extra], color)
 
 
 def layout_text(
     board: Board, special: frozenset[Tile], *, color: bool = False, placed: int | None = None
 ) -> str:
-    """The chain read left to right between its open ends: ``left=3 [3|4]*[4|3] right=3``
-    (in Fives the west-east line, ``west=0 [0|5]{5|5} east=5``, the spinner in braces).
+    """The line read from its first end to its last, between its open ends (the names are the
+    game's): ``left=3 [3|4]*[4|3] right=3``; with a spinner the line through it, ``west=0
+    [0|5]{5|5} east=5``, the spinner in braces.
 
     Args:
         board: the position.
-        special: the tiles to mark (matadors).
+        special: the tiles to mark (the game's special tiles).
         color: whether to use terminal colours.
         placed: the index in the layout of the tile just played, picked out on a terminal.
     """
@@ -139,19 +140,20 @@ def layout_text(
         for i, t in enumerate(board.layout)
     )
     ends = dict(board.ends)
-    if board.fives:
-        return f"{_end_text(ends, 'west')} {tiles} {_end_text(ends, 'east')}"
-    return f"left={ends.get('left', '?')} {tiles} right={ends.get('right', '?')}"
+    first, last = board.drawing.line_ends
+    return f"{_end_text(ends, first)} {tiles} {_end_text(ends, last)}"
 
 
 def _end_text(ends: dict[str, int], position: str) -> str:
-    """``west=3``, or ``west closed`` for a Fives end that is not open."""
+    """``west=3``, or ``west closed`` for an end that is not open (a line's ends always are
+    once a tile is laid; a spinner's side is closed until its arm may grow)."""
     return f"{position}={ends[position]}" if position in ends else f"{position} closed"
 
 
 def arm_text(board: Board, arm: str, *, color: bool = False, placed: bool = False) -> str:
-    """One arm of the Fives spinner read outward from it: ``{5|5} [5|1][1|3] north=3``;
-    ``closed`` while both sides of the spinner are not covered yet (docs/rules.md 2.4)."""
+    """One arm of the spinner read outward from it: ``{5|5} [5|1][1|3] north=3``; ``closed``
+    while it may not grow yet (until both sides of the spinner are covered, docs/rules.md
+    2.4)."""
     assert board.spinner is not None
     tiles = dict(board.arms).get(arm, ())
     ends = dict(board.ends)
@@ -167,19 +169,24 @@ def arm_text(board: Board, arm: str, *, color: bool = False, placed: bool = Fals
     return f"{spinner} {shown or '(no tile yet)'} {_end_text(ends, arm)}"
 
 
-def fives_lines(
-    replay: Replay, board: Board, *, color: bool = False, placed_arm: str | None = None
-) -> list[str]:
-    """The Fives rows under the line: the two arms, the count, and the hand's scoring events."""
+def feature_lines(board: Board, *, color: bool = False, placed_arm: str | None = None) -> list[str]:
+    """The rows under the line for the game's table features: the spinner's arms, the count
+    of the open ends, and the hand's scoring events (none for a plain line game)."""
     lines = []
-    if board.spinner is not None:
-        for arm in ("north", "south"):
+    features = board.features
+    if features.spinner and board.spinner is not None:
+        for arm in board.drawing.arm_ends:
             text = arm_text(board, arm, color=color, placed=placed_arm == arm)
             lines.append(f"  {arm:<9} {text}")
-    count = board.count
-    scores = count is not None and count > 0 and count % 5 == 0
-    lines.append(f"  count     {count}" + (" (a multiple of five)" if scores else ""))
-    if board.scoring:
+    if features.end_count:
+        count = board.count
+        multiple = board.drawing.count_multiple
+        scores = count is not None and count_scores(count, multiple)
+        lines.append(
+            f"  count     {count}"
+            + (f" (a multiple of {multiple_words(multiple)})" if scores else "")
+        )
+    if features.hand_scoring and board.scoring:
         events = ", ".join(
             f"seat {seat} {points:+d}" + ("" if reason == "count" else f" ({reason})")
             for seat, points, reason in board.scoring
@@ -199,8 +206,8 @@ def board_lines(
     faults: Sequence[tuple[int, int]] = (),
 ) -> list[str]:
     """The layout, the boneyard and every seat's row (name, score, tile count, tiles, and its
-    strikes and restarts so far); in Fives also the spinner's arms, the count and the hand's
-    scoring events.
+    strikes and restarts so far); and the rows of the game's table features
+    (:func:`feature_lines`).
 
     Args:
         replay: the replay (for the bots' names and the game).
@@ -208,15 +215,14 @@ def board_lines(
         color: whether to use terminal colours.
         placed: the index in the layout of the tile just played (highlighted on a terminal).
         drawn: ``(seat, tile)`` of a tile just drawn (highlighted on a terminal).
-        placed_arm: Fives: the arm (``"north"``/``"south"``) the tile just played went on.
+        placed_arm: the arm of the spinner the tile just played went on (``"north"``).
         faults: each seat's ``(strikes, restarts)`` so far (failure policy ``lenient``; see
             :func:`faults_so_far`), marked on its row when not zero.
     """
-    special = SPECIAL_TILES.get(replay.game, frozenset())
+    special = board.drawing.special_tiles
     lines = [f"  layout    {layout_text(board, special, color=color, placed=placed)}"]
-    if board.fives:
-        lines.extend(fives_lines(replay, board, color=color, placed_arm=placed_arm))
-    lines.append(f"  boneyard  {board.boneyard_size} tile{'' if board.boneyard_size == 1 else 's'}")
+    lines.extend(feature_lines(board, color=color, placed_arm=placed_arm))
+    lines.append(f"  {_boneyard_row(board)}")
     names = [seat_name(s) for s in replay.seats]
     name_width = max((len(n) for n in names), default=0)
     score_width = max((len(str(s)) for s in board.scores), default=1)
@@ -245,6 +251,14 @@ def board_lines(
             marks.append(_paint(f"({text})", [_YELLOW], color))
         lines.append("  ".join([row, *marks]))
     return lines
+
+
+def _boneyard_row(board: Board) -> str:
+    """``boneyard  14 tiles``, or the game's word for undealt tiles nobody draws
+    (``out of play 14 tiles``)."""
+    size = board.boneyard_size
+    label = boneyard_label(board.features, board.drawing)
+    return f"{label:<9} {size} tile{'' if size == 1 else 's'}"
 
 
 def faults_text(strikes: int, restarts: int) -> str:
@@ -290,23 +304,6 @@ def _header(replay: Replay, steps: Sequence[Step], index: int, color: bool) -> s
     return _paint(f"{where} -- step {index + 1} of {len(steps)}", [_BOLD], color)
 
 
-def _placed_index(step: Step) -> int | None:
-    """Where in the layout the tile just played lies, or ``None`` when nothing was played
-    there (nothing played, or a Fives tile on an arm)."""
-    move, board = step.move, step.board
-    if move is None or move.kind != "play" or board is None or move.end in ("north", "south"):
-        return None
-    return len(board.layout) - 1 if move.end in ("right", "east") else 0
-
-
-def _placed_arm(step: Step) -> str | None:
-    """The arm the tile just played went on (Fives), or ``None``."""
-    move = step.move
-    if move is None or move.kind != "play" or move.end not in ("north", "south"):
-        return None
-    return move.end
-
-
 def render_step(
     replay: Replay, steps: Sequence[Step], index: int, *, color: bool = False
 ) -> list[str]:
@@ -341,9 +338,9 @@ def render_step(
                 replay,
                 step.board,
                 color=color,
-                placed=_placed_index(step),
+                placed=placed_index(step),
                 drawn=drawn,
-                placed_arm=_placed_arm(step),
+                placed_arm=placed_arm(step),
                 faults=faults_so_far(replay, steps, index),
             )
         )
@@ -352,7 +349,7 @@ def render_step(
 
 def _match_start_lines(replay: Replay) -> list[str]:
     """The settings and the seats (commands, start-up failures) shown at the match start."""
-    rules = " ".join(f"{k}={v}" for k, v in replay.rules.items())
+    rules = " ".join(f"{k}={v}" for k, v in replay.rules.items()) or "none (no rule flags)"
     time = replay.time
     lines = [
         f"  rules     {rules}",
@@ -371,14 +368,16 @@ def _match_start_lines(replay: Replay) -> list[str]:
         if failure is not None and failure.phase == "startup":
             row += f"  (failed at start-up: {failure_text(seat.status, failure, seat.detail)})"
         lines.append(row)
-    special = SPECIAL_TILES.get(replay.game)
-    if special:
-        shown = ", ".join(f"{a}-{b}" for a, b in sorted(special))
-        lines.append(f"  tiles marked * are matadors ({shown})")
-    if replay.game == "fives":
-        lines.append(
-            "  the spinner is shown {d|d}; north and south are its arms, read outward from it"
-        )
+    plugin = game_of(replay)
+    drawing = plugin.drawing
+    if drawing.special_tiles:
+        shown = ", ".join(f"{a}-{b}" for a, b in sorted(drawing.special_tiles))
+        lines.append(f"  tiles marked * are {drawing.special_label}s ({shown})")
+    if drawing.arm_ends:
+        arms = " and ".join(drawing.arm_ends)
+        lines.append(f"  the spinner is shown {{d|d}}; {arms} are its arms, read outward from it")
+    if not plugin.features.draws:
+        lines.append(f"  nobody draws: the undealt tiles are {drawing.boneyard_label}")
     return lines
 
 

@@ -1,8 +1,11 @@
-// The replay viewer of Matador Arena (arena view REPLAY --html OUT.html).
+// The replay viewer of the arena (arena view REPLAY --html OUT.html).
 //
 // This script draws what Python computed (arena/view/html.py): every board, sentence and piece
 // of evidence is in the embedded viewer data. It decides no rule; it only lays the chain out on
-// the table, shows or hides tiles, and steps through the list.
+// the table, shows or hides tiles, and steps through the list. It names no game: the page's
+// table data (arena/view/table.py) says what the game's table has (a spinner and its arms, the
+// count of the open ends, scoring during a hand, a boneyard to draw from), the names of its ends
+// and what its special tiles are called, and the table is drawn by those features.
 "use strict";
 (function () {
   /** The viewer data layout this script reads (VIEWER_DATA_VERSION in arena/view/html.py).
@@ -11,6 +14,21 @@
   const VIEWER_DATA_VERSION = 2;
   /** The replay formats whose viewer data this script understands. */
   const REPLAY_FORMATS = [1, 2];
+  /** The table data layout this script reads (TABLE_DATA_VERSION in arena/view/table.py). */
+  const TABLE_DATA_VERSION = 1;
+  /** The table of a game the page has no table data for: a plain line, as in the data. */
+  const PLAIN_TABLE = {
+    table_data: TABLE_DATA_VERSION,
+    title: "",
+    features: { spinner: false, end_count: false, hand_scoring: false, draws: true },
+    line_ends: ["left", "right"],
+    arm_ends: [],
+    special_label: "special tile",
+    join_rule: "",
+    boneyard_label: "boneyard",
+    count_multiple: 0,
+    count_multiple_words: "",
+  };
   const SVG_NS = "http://www.w3.org/2000/svg"; // a namespace name, never fetched
   const SPEEDS = [
     ["0.5×", 1600],
@@ -88,7 +106,7 @@
 
   /**
    * One domino as an SVG group, in tile units: the first half's square at (x1, y1), the
-   * second's at (x2, y2) (adjacent squares). Options: special (a matador), placed (just played),
+   * second's at (x2, y2) (adjacent squares). Options: special (a special tile of the game), placed (just played),
    * faceDown, cls (extra classes).
    */
   function domino(half1, half2, opts) {
@@ -100,7 +118,7 @@
     const h = vertical ? 2 : 1;
     const gap = 0.055;
     const classes = ["tile", o.faceDown ? "face-down" : "face-up"];
-    if (o.special) classes.push("matador");
+    if (o.special) classes.push("special");
     if (o.placed) classes.push("placed");
     if (o.cls) classes.push(o.cls);
     const g = svg("g", { class: classes.join(" ") });
@@ -186,12 +204,13 @@
 
   /**
    * Where each tile of the layout lies on a table `width` halves wide. The lead tile (layout
-   * index `anchor`) sits in the middle of row 0; the right arm runs right and snakes downward,
-   * the left arm runs left and snakes upward, so a tile once placed keeps its place on the
-   * table as the chain grows. Returns the tiles (each with its two halves, inner half first) and, per arm, the
-   * square where the next tile would go (for the open-end marker).
+   * index `anchor`) sits in the middle of row 0; the line's last end (`ends[1]`: right) runs
+   * right and snakes downward, its first (`ends[0]`: left) runs left and snakes upward, so a
+   * tile once placed keeps its place on the table as the chain grows. Returns the tiles (each
+   * with its two halves, inner half first) and, per end, the square where the next tile would
+   * go (for the open-end marker).
    */
-  function chainGeometry(layout, anchor, width) {
+  function chainGeometry(layout, anchor, width, ends) {
     const tiles = [];
     const slots = {};
     if (!layout.length) return { tiles, slots };
@@ -199,15 +218,15 @@
     const lead = layout[anchor];
     tiles.push({ index: anchor, halves: [{ x: x0, y: 0, v: lead[0] }, { x: x0 + 1, y: 0, v: lead[1] }] });
     const arms = [
-      { name: "right", cur: { x: x0 + 2, y: 0, dir: 1, turn: 1 }, indices: [] },
-      { name: "left", cur: { x: x0, y: 0, dir: -1, turn: -1 }, indices: [] },
+      { name: ends[1], forward: true, cur: { x: x0 + 2, y: 0, dir: 1, turn: 1 }, indices: [] },
+      { name: ends[0], forward: false, cur: { x: x0, y: 0, dir: -1, turn: -1 }, indices: [] },
     ];
     for (let i = anchor + 1; i < layout.length; i++) arms[0].indices.push(i);
     for (let i = anchor - 1; i >= 0; i--) arms[1].indices.push(i);
     for (const arm of arms) {
       for (const i of arm.indices) {
         const [a, b] = layout[i];
-        const [inner, outer] = arm.name === "right" ? [a, b] : [b, a];
+        const [inner, outer] = arm.forward ? [a, b] : [b, a];
         const [p, q] = advance(arm.cur, width);
         tiles.push({ index: i, halves: [{ ...p, v: inner }, { ...q, v: outer }] });
       }
@@ -245,18 +264,21 @@
     return [{ x: c, y: cur.y - t }, { x: c, y: cur.y }];
   }
 
-  // -- the Fives cross ----------------------------------------------------------------------
+  // -- the cross of a table with a spinner -------------------------------------------------
 
   /**
-   * Where each tile of a Fives table lies (rules.md 2.4: every double crosswise, the first one the
-   * spinner). The west-east line runs straight along row 0 from the lead tile (layout index
-   * `anchor`, at x = 0), a double standing across it; the spinner's north arm runs up from it
-   * and its south arm down, each double in an arm lying across the arm. No corners: the page
-   * scales the drawing to fit. Returns the tiles (each with its two halves, inner half first,
+   * Where each tile of a table with a spinner lies (every double crosswise, the first one the
+   * spinner: docs/rules.md 2.4). The line (its ends `table.line_ends`, first then last: west and
+   * east) runs straight along row 0 from the lead tile (layout index `anchor`, at x = 0), a
+   * double standing across it; the spinner's first arm (`table.arm_ends[0]`, north) runs up from it
+   * and its second (south) down, each double in an arm lying across the arm. No corners: the
+   * page scales the drawing to fit. Returns the tiles (each with its two halves, inner half first,
    * and either `index` in the layout or `arm` and `armIndex`) and, per open end, the square
    * where the next tile would go.
    */
-  function crossGeometry(board) {
+  function crossGeometry(board, table) {
+    const [westEnd, eastEnd] = table.line_ends;
+    const [northArm, southArm] = table.arm_ends;
     const tiles = [];
     const slots = {};
     const layout = board.layout;
@@ -296,33 +318,33 @@
         tiles.push({ index: i, halves: [{ x: west + 1, y: 0, v: b }, { x: west, y: 0, v: a }] });
       }
     }
-    slots.west = { x: west - 1, y: 0 };
-    slots.east = { x: east, y: 0 };
+    slots[westEnd] = { x: west - 1, y: 0 };
+    slots[eastEnd] = { x: east, y: 0 };
     if (spinnerX !== null) {
-      const arms = board.arms || { north: [], south: [] };
-      // North: upward from the spinner's top edge (y = -0.5); south: down from y = 1.5.
+      const arms = board.arms || {};
+      // The first arm: upward from the spinner's top edge (y = -0.5); the second: down from 1.5.
       let top = -0.5;
-      (arms.north || []).forEach(([inner, outer], k) => {
+      (arms[northArm] || []).forEach(([inner, outer], k) => {
         if (inner === outer) {
-          tiles.push({ arm: "north", armIndex: k, halves: [{ x: spinnerX - 0.5, y: top - 1, v: inner }, { x: spinnerX + 0.5, y: top - 1, v: outer }] });
+          tiles.push({ arm: northArm, armIndex: k, halves: [{ x: spinnerX - 0.5, y: top - 1, v: inner }, { x: spinnerX + 0.5, y: top - 1, v: outer }] });
           top -= 1;
         } else {
-          tiles.push({ arm: "north", armIndex: k, halves: [{ x: spinnerX, y: top - 1, v: inner }, { x: spinnerX, y: top - 2, v: outer }] });
+          tiles.push({ arm: northArm, armIndex: k, halves: [{ x: spinnerX, y: top - 1, v: inner }, { x: spinnerX, y: top - 2, v: outer }] });
           top -= 2;
         }
       });
       let bottom = 1.5;
-      (arms.south || []).forEach(([inner, outer], k) => {
+      (arms[southArm] || []).forEach(([inner, outer], k) => {
         if (inner === outer) {
-          tiles.push({ arm: "south", armIndex: k, halves: [{ x: spinnerX - 0.5, y: bottom, v: inner }, { x: spinnerX + 0.5, y: bottom, v: outer }] });
+          tiles.push({ arm: southArm, armIndex: k, halves: [{ x: spinnerX - 0.5, y: bottom, v: inner }, { x: spinnerX + 0.5, y: bottom, v: outer }] });
           bottom += 1;
         } else {
-          tiles.push({ arm: "south", armIndex: k, halves: [{ x: spinnerX, y: bottom, v: inner }, { x: spinnerX, y: bottom + 1, v: outer }] });
+          tiles.push({ arm: southArm, armIndex: k, halves: [{ x: spinnerX, y: bottom, v: inner }, { x: spinnerX, y: bottom + 1, v: outer }] });
           bottom += 2;
         }
       });
-      slots.north = { x: spinnerX, y: top - 1 };
-      slots.south = { x: spinnerX, y: bottom };
+      slots[northArm] = { x: spinnerX, y: top - 1 };
+      slots[southArm] = { x: spinnerX, y: bottom };
     }
     return { tiles, slots, spinnerX };
   }
@@ -386,10 +408,25 @@
     return data;
   }
 
+  /** The page's table data (arena/view/table.py), or a plain line when it has none. */
+  function readTable() {
+    const holder = document.getElementById("viewer-table");
+    let table = null;
+    try {
+      table = JSON.parse(holder ? holder.textContent : "null");
+    } catch (error) {
+      table = null;
+    }
+    if (!table || typeof table !== "object" || table.table_data !== TABLE_DATA_VERSION) return PLAIN_TABLE;
+    return table;
+  }
+
   class Viewer {
-    constructor(app, data) {
+    constructor(app, data, table) {
       this.app = app;
       this.data = data;
+      this.table = table;
+      this.features = table.features;
       this.steps = data.steps;
       this.players = data.match.players;
       this.special = new Set((data.special || []).map(tileKey));
@@ -436,7 +473,7 @@
           "div",
           { class: "brand" },
           el("span", { class: "logo", "aria-hidden": "true" }, logoSvg()),
-          el("div", {}, el("div", { class: "game", text: capital(d.match.game) + " replay" }), el("h1", { class: "title" }, vs)),
+          el("div", {}, el("div", { class: "game", text: this.gameTitle() + " replay" }), el("h1", { class: "title" }, vs)),
         ),
         el(
           "div",
@@ -485,14 +522,19 @@
       });
     }
 
+    /** The game's title, from the table data (else its name, capitalised). */
+    gameTitle() {
+      return this.table.title || capital(this.data.match.game);
+    }
+
     legend() {
       return el(
         "div",
         { class: "legend" },
-        this.special.size ? el("span", { class: "legend-item" }, el("i", { class: "swatch matador-swatch" }), "matador") : null,
-        this.data.match.game === "fives" ? el("span", { class: "legend-item" }, el("i", { class: "swatch spinner-swatch" }), "spinner") : null,
+        this.special.size ? el("span", { class: "legend-item" }, el("i", { class: "swatch special-swatch" }), this.table.special_label) : null,
+        this.features.spinner ? el("span", { class: "legend-item" }, el("i", { class: "swatch spinner-swatch" }), "spinner") : null,
         el("span", { class: "legend-item" }, el("i", { class: "swatch placed-swatch" }), "just played"),
-        el("span", { class: "legend-item" }, el("i", { class: "swatch drawn-swatch" }), "just drawn"),
+        this.features.draws ? el("span", { class: "legend-item" }, el("i", { class: "swatch drawn-swatch" }), "just drawn") : null,
       );
     }
 
@@ -808,13 +850,13 @@
       this.feltInfo.replaceChildren(
         ...[
           el("div", { class: "ends" }, ends.length ? [el("span", { class: "felt-label", text: "open ends" }), ends] : el("span", { class: "felt-label", text: "no tile on the table yet" })),
-          isFives(board) ? this.countChip(board) : null,
+          hasCount(board) ? this.countChip(board) : null,
           this.boneyard(board.boneyard),
         ].filter(Boolean), // replaceChildren would write a null as the text "null"
       );
       const width = Math.max(10, Math.floor((this.board.clientWidth || 800) / UNIT));
-      const fives = isFives(board);
-      const geo = fives ? crossGeometry(board) : chainGeometry(board.layout, board.anchor, width);
+      const cross = this.features.spinner;
+      const geo = cross ? crossGeometry(board, this.table) : chainGeometry(board.layout, board.anchor, width, this.table.line_ends);
       if (!geo.tiles.length) {
         const leader = step.kind === "hand_start" ? step.seat : board.to_move;
         this.board.replaceChildren(
@@ -825,7 +867,7 @@
           ),
         );
       } else {
-        this.board.replaceChildren(this.chainSvg(step, board, geo, width, forward, fives));
+        this.board.replaceChildren(this.chainSvg(step, board, geo, width, forward, cross));
       }
       if (step.kind === "hand_end" || step.kind === "match_end" || (step.kind === "retire" && step.forfeit)) {
         this.banner.hidden = false;
@@ -833,7 +875,7 @@
       }
     }
 
-    chainSvg(step, board, geo, width, forward, fives) {
+    chainSvg(step, board, geo, width, forward, cross) {
       const xs = [];
       const ys = [];
       for (const t of geo.tiles) {
@@ -849,24 +891,24 @@
       const minY = Math.min(...ys);
       const maxY = Math.max(...ys);
       const pad = 0.35;
-      // Matador: the snake fills the table's width. Fives: the cross, scaled down to fit.
-      const minX = fives ? Math.min(...xs) : 0;
-      const spanX = fives ? Math.max(...xs) - minX : width;
+      // A line: the snake fills the table's width. With a spinner: the cross, scaled to fit.
+      const minX = cross ? Math.min(...xs) : 0;
+      const spanX = cross ? Math.max(...xs) - minX : width;
       const vb = [minX - pad, minY - pad, spanX + 2 * pad, maxY - minY + 2 * pad];
-      const scale = fives ? Math.min(1, (this.board.clientWidth || 800) / (vb[2] * UNIT)) : 1;
+      const scale = cross ? Math.min(1, (this.board.clientWidth || 800) / (vb[2] * UNIT)) : 1;
       const root = svg("svg", {
-        class: "chain" + (fives ? " cross" : ""),
+        class: "chain" + (cross ? " cross" : ""),
         viewBox: vb.join(" "),
         width: vb[2] * UNIT * scale,
         height: vb[3] * UNIT * scale,
         role: "img",
-        "aria-label": "the layout: " + board.layout.map((t) => t[0] + "|" + t[1]).join(" ") + armsLabel(board),
+        "aria-label": "the layout: " + board.layout.map((t) => t[0] + "|" + t[1]).join(" ") + armsLabel(board, this.table.arm_ends),
       });
-      root.append(svg("title", { text: "The layout, " + board.layout.length + " tiles" + (fives && board.arms ? ", and the spinner's arms" : "") }));
+      root.append(svg("title", { text: "The layout, " + board.layout.length + " tiles" + (cross && board.arms ? ", and the spinner's arms" : "") }));
       const placed = step.kind === "move" ? step.placed : null;
       const placedArm = step.kind === "move" ? step.placed_arm : null;
       const armTiles = (arm) => (board.arms && board.arms[arm]) || [];
-      const order = (t) => (t.arm ? (t.arm === "north" ? 1000 : 2000) + t.armIndex : t.index);
+      const order = (t) => (t.arm ? 1000 * (1 + this.table.arm_ends.indexOf(t.arm)) + t.armIndex : t.index);
       const sorted = [...geo.tiles].sort((a, b) => order(a) - order(b));
       for (const t of sorted) {
         const tile = t.arm ? armTiles(t.arm)[t.armIndex] : board.layout[t.index];
@@ -885,8 +927,8 @@
           if (t.index === board.anchor) g.classList.add("lead");
         }
         g.setAttribute("data-halves", tileKey(tile));
-        if (fives && !t.arm && t.index === board.spinner) {
-          g.classList.add("fives-spinner");
+        if (cross && !t.arm && t.index === board.spinner) {
+          g.classList.add("spinner-tile");
           g.setAttribute("data-spinner", "");
         }
         root.append(g);
@@ -907,12 +949,14 @@
       return root;
     }
 
-    /** Fives: the count of the open ends (a multiple of five scores it). */
+    /** The count of the open ends (a positive multiple of the game's count_multiple scores it). */
     countChip(board) {
-      const scores = board.count > 0 && board.count % 5 === 0;
+      const multiple = this.table.count_multiple;
+      const scores = multiple > 0 && board.count > 0 && board.count % multiple === 0;
+      const title = "The count of the open ends" + (multiple > 0 ? ": a positive multiple of " + this.table.count_multiple_words + " scores it" : "");
       return el(
         "div",
-        { id: "count", class: "count-chip" + (scores ? " scoring" : ""), "data-count": board.count, title: "The count of the open ends: a positive multiple of five scores it" },
+        { id: "count", class: "count-chip" + (scores ? " scoring" : ""), "data-count": board.count, title: title },
         el("span", { class: "felt-label", text: "count" }),
         el("b", { text: board.count }),
       );
@@ -927,9 +971,9 @@
       }
       return el(
         "div",
-        { class: "boneyard", "data-count": count, title: "The boneyard is never shown face up" },
+        { class: "boneyard", "data-count": count, title: "The " + this.table.boneyard_label + " is never shown face up" },
         pile,
-        el("span", { class: "felt-label", text: "boneyard" }),
+        el("span", { class: "felt-label", text: this.table.boneyard_label }),
         el("b", { class: "boneyard-count", text: count }),
       );
     }
@@ -937,11 +981,12 @@
     matchCard() {
       const m = this.data.match;
       const rules = Object.entries(m.rules).map(([k, v]) => el("li", {}, el("code", { text: k }), " " + v));
+      if (!rules.length) rules.push(el("li", { class: "muted", text: "none: the game has no rule flags" }));
       const t = m.time;
       return el(
         "div",
         { class: "match-card" },
-        el("h2", { text: capital(m.game) + ", " + m.players + " players, " + m.length }),
+        el("h2", { text: this.gameTitle() + ", " + m.players + " players, " + m.length }),
         el(
           "div",
           { class: "match-grid" },
@@ -971,10 +1016,18 @@
       );
     }
 
+    /** What the table shows beyond a plain line, in a sentence: the special tiles, the spinner
+     * and its arms, the count that scores. */
     tilesHint() {
-      if (this.data.special.length) return " Gold tiles are matadors (" + this.data.special.map((t) => t[0] + "-" + t[1]).join(", ") + ").";
-      if (this.data.match.game === "fives") return " The first double is the spinner, drawn across the line with its north and south arms; every count of the open ends that is a multiple of five scores.";
-      return "";
+      const t = this.table;
+      if (this.data.special.length) return " Gold tiles are " + t.special_label + "s (" + this.data.special.map((x) => x[0] + "-" + x[1]).join(", ") + ").";
+      const parts = [];
+      if (this.features.spinner) parts.push("The first double is the spinner, drawn across the line with its " + t.arm_ends.join(" and ") + " arms");
+      if (this.features.end_count && t.count_multiple > 0) parts.push("every count of the open ends that is a multiple of " + t.count_multiple_words + " scores");
+      if (parts.length) return " " + parts.join("; ") + ".";
+      // A plain line: how tiles join, and, where nobody draws, what the undealt tiles are.
+      const join = t.join_rule ? " Tiles join by " + t.join_rule + "." : "";
+      return join + (this.features.draws ? "" : " Nobody draws: the undealt tiles are " + t.boneyard_label + ".");
     }
 
     renderEvent(step) {
@@ -1094,7 +1147,7 @@
         el("thead", {}, el("tr", {}, el("th", { text: "seat" }), el("th", { class: "num", text: "pips left" }), el("th", { class: "num", text: "award" }), el("th", { class: "num", text: "score" }))),
         el("tbody", {}, rows),
       );
-      const scoring = step.board && isFives(step.board) ? step.board.scoring : [];
+      const scoring = step.board && this.features.hand_scoring ? step.board.scoring || [] : [];
       if (!scoring.length) return table;
       const items = scoring.map(([seat, points, reason]) =>
         el("li", {}, el("span", { class: "seat-tag seat-bg" + seat, text: "S" + seat }), " " + (points >= 0 ? "+" : "") + points + " " + reason),
@@ -1174,15 +1227,15 @@
     }
   }
 
-  /** Whether a board is a Fives table (it has a count of the open ends). */
-  function isFives(board) {
+  /** Whether a board has the count of the open ends (the table feature end_count). */
+  function hasCount(board) {
     return board !== null && board !== undefined && board.count !== undefined && board.count !== null;
   }
 
-  function armsLabel(board) {
+  function armsLabel(board, armEnds) {
     if (!board.arms) return "";
     const text = (arm) => (board.arms[arm] || []).map((t) => t[0] + "|" + t[1]).join(" ") || "empty";
-    return "; north arm: " + text("north") + "; south arm: " + text("south");
+    return armEnds.map((arm) => "; " + arm + " arm: " + text(arm)).join("");
   }
 
   /** Whether a step is something a seat did or underwent (its seat tag is shown). */
@@ -1233,7 +1286,7 @@
     if (!data) return;
     let viewer;
     try {
-      viewer = new Viewer(app, data);
+      viewer = new Viewer(app, data, readTable());
       viewer.readHash();
     } catch (error) {
       fail(app, "This replay cannot be shown", "The viewer failed: " + error.message);

@@ -1,4 +1,4 @@
-"""What the engines share (arena/games/common.py), checked once for both games."""
+"""What the engines share (arena/games/common.py), checked once for every game."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from arena.games import fives, matador
+from arena.games import block, fives, matador
 from arena.games.api import Deal, Game
 from arena.games.common import HAND_SLOTS, HandState, checked_deal, deal_hands
 from arena.games.tiles import ALL_TILES, TILE_INDEX, canonical_tiles, mask_of
@@ -15,8 +15,9 @@ from arena.games.tiles import ALL_TILES, TILE_INDEX, canonical_tiles, mask_of
 ENGINES: tuple[tuple[Any, Any, int], ...] = (
     (matador, matador.MatadorRules(), 3),
     (fives, fives.FivesRules(), 2),
+    (block, block.BlockRules(), 2),
 )
-IDS = ("matador", "fives")
+IDS = ("matador", "fives", "block")
 
 
 def _played_out(engine: Any, rules: Any, players: int, seed: int) -> list[HandState]:
@@ -30,7 +31,9 @@ def _played_out(engine: Any, rules: Any, players: int, seed: int) -> list[HandSt
     return states
 
 
-@pytest.mark.parametrize("state_class", [matador.MatadorState, fives.FivesState], ids=IDS)
+@pytest.mark.parametrize(
+    "state_class", [matador.MatadorState, fives.FivesState, block.BlockState], ids=IDS
+)
 def test_the_engine_class_declares_every_slot(state_class: type[HandState]) -> None:
     """The base adds no layout; the engine's ``__slots__`` names every field, the shared ones
     included (the snapshot tests compare ``__slots__`` before and after ``apply``)."""

@@ -826,4 +826,4 @@ def test_a_deal_with_a_repeated_tile_is_refused() -> None:
 
 def test_fives_is_registered() -> None:
     """The registry knows the game by name."""
-    assert registry.get_game("fives") is FIVES
+    assert registry.get_game("fives").engine is FIVES

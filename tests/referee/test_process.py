@@ -16,16 +16,15 @@ import pytest
 import trio
 
 from arena.referee import process
+from arena.referee.commands import BotCommandError, parse_command
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import (
     READ_CHUNK_BYTES,
-    BotCommandError,
     BotEOFError,
     BotGoneError,
     BotProcess,
     ExitStatus,
     open_bot_process,
-    parse_command,
 )
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from arena.referee.sandbox import (
-    CGROUP_PREFIX,
     Capabilities,
     Mechanism,
     SandboxConfig,
@@ -22,6 +21,7 @@ from arena.referee.sandbox import (
     detect_capabilities,
     plan_sandbox,
 )
+from arena.referee.sandbox.cgroups import CGROUP_PREFIX
 from tests.processes import live_processes_with
 
 BOTS = Path(__file__).resolve().parent / "bots"

@@ -77,7 +77,7 @@ def test_sandbox_settings_round_trip_and_jobs_hide_the_output(tmp_path: Path) ->
 def test_a_bare_python3_in_a_sandboxed_command_is_the_arenas_interpreter() -> None:
     """Sandboxed, ``python3 bot.py`` runs the Python running the arena (its packages included),
     as it does outside the sandbox."""
-    from arena.referee.sandbox_paths import resolve_command
+    from arena.referee.sandbox.paths import resolve_command
 
     resolved = resolve_command(["python3", "bot.py"], None, "/usr/bin")
     assert resolved.argv[0] == sys.executable

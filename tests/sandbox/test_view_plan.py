@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.sandbox_paths import plan_view
+from arena.referee.sandbox.paths import plan_view
 
 NOBODY = (65534, 65534)
 

@@ -16,6 +16,7 @@ import trio.testing
 
 from arena.games.matador import MATADOR, MatadorRules
 from arena.games.match import MatchLength
+from arena.games.registry import get_game
 from arena.policy import STRICT, FailurePolicy, make_policy
 from arena.referee.channel import BotChannel, BotSpec, Reply, Script, scripted_connector
 from arena.referee.clock import TimeLimits
@@ -69,12 +70,19 @@ def scripted_bot(
 
 
 def play_scripted(
-    scripts: list[Script], *, seed: int, hands: int = 1, policy: FailurePolicy = STRICT
+    scripts: list[Script],
+    *,
+    seed: int,
+    hands: int = 1,
+    policy: FailurePolicy = STRICT,
+    game: str = "matador",
 ) -> Replay:
-    """Play a real match between in-memory scripted bots (seat order); return its replay."""
+    """Play a real match between in-memory scripted bots (seat order); return its replay.
+    ``game``: the registry's name of the game (its default rules)."""
+    plugin = get_game(game)
     config = MatchConfig(
-        game=MATADOR,
-        rules=MatadorRules(),
+        game=plugin,
+        rules=plugin.parse_rules({}),
         players=len(scripts),
         seed=seed,
         length=MatchLength(target=None, hands=hands),

@@ -128,7 +128,7 @@ _CROSS_JS = """
     viewer.go(i);
     const svg = document.querySelector("#layout svg.chain");
     const q = (sel) => svg ? [...svg.querySelectorAll(sel)] : [];
-    const spinner = q("g.tile.fives-spinner");
+    const spinner = q("g.tile.spinner-tile");
     const arm = (name) => q(`g.tile[data-arm="${name}"]`).map((g) => ({
       index: Number(g.dataset.armIndex), halves: g.dataset.halves, box: box(g) }));
     const count = document.getElementById("count");

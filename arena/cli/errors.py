@@ -17,6 +17,9 @@ DEBUG_VARIABLE = "ARENA_DEBUG"
 
 #: The exit code of a usage error.
 EXIT_USAGE = 2
+#: The exit codes of a command that did its job, and of one that failed (or a bug).
+EXIT_OK = 0
+EXIT_FAILED = 1
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -38,3 +41,7 @@ def internal_error(where: str, error: BaseException) -> str:
         f"{where}: internal error: {text} (a bug in the arena: please report it, with the "
         f"traceback that {DEBUG_VARIABLE}=1 prints)"
     )
+
+
+class UsageError(Exception):
+    """A mistake in how the command was called; the message says which."""

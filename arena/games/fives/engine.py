@@ -38,7 +38,7 @@ Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal, NamedTuple
 
 from arena.games.api import (
@@ -61,6 +61,7 @@ from arena.games.common import (
     deal_hands,
     hand_slots,
 )
+from arena.games.plugin import FLAG, flag
 from arena.games.tiles import (
     ALL_TILES,
     Tile,
@@ -86,11 +87,6 @@ TARGET = 100
 
 BlockWinner = Literal["more_points", "fewer_pips"]
 
-_FLAG_VALUES: dict[str, tuple[object, ...]] = {
-    "spinner_sides_first": (True, False),
-    "block_winner": ("more_points", "fewer_pips"),
-}
-
 
 @dataclass(frozen=True, slots=True)
 class FivesRules:
@@ -103,8 +99,30 @@ class FivesRules:
             this hand's counts included) or ``"fewer_pips"`` (the lighter hand).
     """
 
-    spinner_sides_first: bool = True
-    block_winner: BlockWinner = "more_points"
+    spinner_sides_first: bool = field(
+        default=True,
+        metadata=flag(
+            option="--spinner-sides-first",
+            choices=(True, False),
+            help="the spinner's north and south open only once both its sides are covered",
+            doc="the spinner's north and south ends open only once both its sides have a tile",
+            rule="2.4",
+            anchor="#24-the-spinner",
+            example=False,
+        ),
+    )
+    block_winner: BlockWinner = field(
+        default="more_points",
+        metadata=flag(
+            option="--block-winner",
+            choices=("more_points", "fewer_pips"),
+            help="who wins a blocked hand",
+            doc="who wins a blocked hand: the higher match score or the lighter hand",
+            rule="2.10",
+            anchor="#210-block-award",
+            example="fewer_pips",
+        ),
+    )
 
     def __post_init__(self) -> None:
         for name, allowed in _FLAG_VALUES.items():
@@ -113,6 +131,12 @@ class FivesRules:
             if not any(type(value) is type(a) and value == a for a in allowed):
                 choices = ", ".join(repr(a) for a in allowed)
                 raise ValueError(f"fives rule {name}={value!r} is not one of {choices}")
+
+
+#: Each flag's allowed values, from the rules dataclass's field metadata.
+_FLAG_VALUES: dict[str, tuple[object, ...]] = {
+    f.name: f.metadata[FLAG].choices for f in fields(FivesRules)
+}
 
 
 class ScoreEvent(NamedTuple):

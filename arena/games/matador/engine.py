@@ -14,7 +14,7 @@ Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Literal, NamedTuple
 
 from arena.games.api import (
@@ -37,6 +37,7 @@ from arena.games.common import (
     deal_hands,
     hand_slots,
 )
+from arena.games.plugin import FLAG, flag
 from arena.games.tiles import (
     ALL_TILES,
     TILE_BIT,
@@ -60,24 +61,71 @@ Lead = Literal["any", "highest_double"]
 DrawWhenPlayable = Literal["matador_only", "never", "always"]
 DrawMode = Literal["until_playable", "one_then_pass"]
 
-_FLAG_VALUES: dict[str, tuple[object, ...]] = {
-    "hand_size": (5, 7, "9-n"),
-    "lead": ("any", "highest_double"),
-    "draw_when_playable": ("matador_only", "never", "always"),
-    "reserve": (0, 2),
-    "draw_mode": ("until_playable", "one_then_pass"),
-}
-
 
 @dataclass(frozen=True, slots=True)
 class MatadorRules:
     """The Matador variant flags (docs/rules.md 1.3, 1.4, 1.9); the defaults are the rules' own."""
 
-    hand_size: HandSize = 5
-    lead: Lead = "any"
-    draw_when_playable: DrawWhenPlayable = "matador_only"
-    reserve: Literal[0, 2] = 0
-    draw_mode: DrawMode = "until_playable"
+    hand_size: HandSize = field(
+        default=5,
+        metadata=flag(
+            option="--hand-size",
+            choices=(5, 7, "9-n"),
+            help="tiles dealt to each seat (9-n: nine minus the players)",
+            doc="tiles dealt to each seat (`9-n`: nine minus the number of players)",
+            rule="1.3",
+            anchor="#13-deal",
+            example="9-n",
+        ),
+    )
+    lead: Lead = field(
+        default="any",
+        metadata=flag(
+            option="--lead",
+            choices=("any", "highest_double"),
+            help="who may lead what",
+            doc="whether the leader leads any tile or must lead the double that made them leader",
+            rule="1.4",
+            anchor="#14-leader",
+            example="highest_double",
+        ),
+    )
+    draw_when_playable: DrawWhenPlayable = field(
+        default="matador_only",
+        metadata=flag(
+            option="--draw-when-playable",
+            choices=("matador_only", "never", "always"),
+            help="when DRAW is legal beside a play",
+            doc="when `DRAW` is legal beside a play (by default: when every play uses a matador)",
+            rule="1.9",
+            anchor="#19-drawing",
+            example="never",
+        ),
+    )
+    reserve: Literal[0, 2] = field(
+        default=0,
+        metadata=flag(
+            option="--reserve",
+            choices=(0, 2),
+            help="tiles left undrawn in the boneyard",
+            doc="how many tiles stay in the boneyard, never drawn",
+            rule="1.9",
+            anchor="#19-drawing",
+            example=2,
+        ),
+    )
+    draw_mode: DrawMode = field(
+        default="until_playable",
+        metadata=flag(
+            option="--draw-mode",
+            choices=("until_playable", "one_then_pass"),
+            help="draw until a tile fits, or draw one and pass",
+            doc="draw until a tile fits, or draw one tile and pass if it does not fit",
+            rule="1.9",
+            anchor="#19-drawing",
+            example="one_then_pass",
+        ),
+    )
 
     def __post_init__(self) -> None:
         for name, allowed in _FLAG_VALUES.items():
@@ -91,6 +139,12 @@ class MatadorRules:
         if self.hand_size == "9-n":
             return 9 - players
         return self.hand_size
+
+
+#: Each flag's allowed values, from the rules dataclass's field metadata.
+_FLAG_VALUES: dict[str, tuple[object, ...]] = {
+    f.name: f.metadata[FLAG].choices for f in fields(MatadorRules)
+}
 
 
 def _build_tables() -> tuple[tuple[int, ...], tuple[tuple[tuple[tuple[Move, ...], ...], ...], ...]]:

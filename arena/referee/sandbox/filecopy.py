@@ -1,5 +1,6 @@
 """Copying a bot's folder into its build's private box and back, without following a symlink
-on either side (`arena.referee.sandbox.BotSandbox` uses it for `SandboxPlan.prepare_build`)."""
+on either side (`FolderCopy`; `arena.referee.sandbox.bot.BotSandbox` uses it for
+`SandboxPlan.prepare_build`)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import itertools
 import os
 import shutil
 import stat
+from collections.abc import Iterable
 
-from arena.referee.sandbox_paths import inside
+from arena.referee.sandbox.paths import inside
 
 _counter = itertools.count(1)
 
@@ -169,3 +171,136 @@ def remove_tree(path: str) -> None:
             with contextlib.suppress(OSError):
                 os.chmod(directory, 0o700)
     shutil.rmtree(path, ignore_errors=True)
+
+
+class FolderCopy:
+    """A build's private copy (``box``) of a bot's ``folder``: `copy_in` makes it, and
+    `copy_back` writes what the build changed back into the folder.
+
+    Paths below ``hidden`` (except those holding the folder itself) and what the build's user
+    cannot read are left out of the copy; ``left_out`` collects them (relative to the folder),
+    and nothing is ever written back at such a path. Both raise `OSError` when a copy fails.
+    """
+
+    def __init__(self, folder: str, box: str, hidden: Iterable[str], left_out: set[str]) -> None:
+        self.folder = folder
+        self.box = box
+        self.hidden = tuple(hidden)
+        self.left_out = left_out
+        self._copied: dict[str, Stamp] = {}
+
+    def _hidden(self, path: str) -> bool:
+        """Whether ``path`` (relative to the folder) is hidden from the build."""
+        full = os.path.join(self.folder, path)
+        return any(
+            inside(full, hidden) and not inside(self.folder, hidden)
+            for hidden in map(os.path.abspath, self.hidden)
+        )
+
+    def copy_in(self, drop: tuple[int, int] | None) -> None:
+        """Copies the folder into the box, owned by ``drop`` (the bots' uid and gid, or None
+        to keep ours), and notes what the box then holds (`copy_back` writes back only what
+        the build changed)."""
+        source = open_dir(self.folder)
+        try:
+            target = open_dir(self.box)
+            try:
+                self._copy_dir_in(source, target, "", drop)
+                mode = os.fstat(source).st_mode
+                # Its owner (the build's user) may always write in it, as in its own folder.
+                os.fchmod(target, (mode & 0o777) | 0o700)
+                if drop is not None:
+                    os.fchown(target, *drop)
+                self._copied = stamps(target)
+            finally:
+                os.close(target)
+        finally:
+            os.close(source)
+
+    def _copy_dir_in(
+        self, source: int, target: int, prefix: str, drop: tuple[int, int] | None
+    ) -> None:
+        for name in sorted(os.listdir(source)):
+            path = prefix + name
+            info = os.stat(name, dir_fd=source, follow_symlinks=False)
+            kind = stat.S_IFMT(info.st_mode)
+            readable = (
+                drop is None or kind == stat.S_IFLNK or permits(info, *drop, dir_needs_x=True)
+            )
+            if kind not in COPIED_KINDS or not readable or self._hidden(path):
+                self.left_out.add(path)
+                continue
+            if kind != stat.S_IFDIR:
+                copy_entry(source, target, name, info, drop)
+                continue
+            sub_source = open_dir(name, source)
+            try:
+                os.mkdir(name, 0o700, dir_fd=target)
+                sub_target = open_dir(name, target)
+                try:
+                    self._copy_dir_in(sub_source, sub_target, path + "/", drop)
+                    os.fchmod(sub_target, info.st_mode & 0o777)
+                    if drop is not None:
+                        os.fchown(sub_target, *drop)
+                finally:
+                    os.close(sub_target)
+            finally:
+                os.close(sub_source)
+
+    def copy_back(self) -> None:
+        """Writes what the build changed in the box back into the folder (see
+        `arena.referee.sandbox.bot.BotSandbox.commit`)."""
+        info = os.stat(self.folder)
+        owner = (info.st_uid, info.st_gid) if os.geteuid() == 0 else None
+        source = open_dir(self.box)
+        try:
+            target = open_dir(self.folder)
+            try:
+                seen: set[str] = set()
+                self._copy_dir_back(source, target, "", owner, seen)
+                # What the build removed, the deepest first (a folder only once empty).
+                gone = sorted(set(self._copied) - seen, key=lambda p: -p.count("/"))
+                for path in gone:
+                    remove_entry(target, path)
+            finally:
+                os.close(target)
+        finally:
+            os.close(source)
+
+    def _copy_dir_back(
+        self,
+        source: int,
+        target: int,
+        prefix: str,
+        owner: tuple[int, int] | None,
+        seen: set[str],
+    ) -> None:
+        for name in sorted(os.listdir(source)):
+            path = prefix + name
+            if self._hidden(path) or any(inside(path, out) for out in self.left_out):
+                continue  # not the build's to write (it was left out of its copy)
+            info = os.stat(name, dir_fd=source, follow_symlinks=False)
+            kind = stat.S_IFMT(info.st_mode)
+            if kind not in COPIED_KINDS:
+                continue
+            seen.add(path)
+            before = self._copied.get(path)
+            if kind != stat.S_IFDIR:
+                # A folder that holds what was left out is not the build's to replace.
+                holds_left_out = any(inside(out, path) for out in self.left_out)
+                if before != stamp(info) and not holds_left_out:
+                    copy_entry(source, target, name, info, owner)
+                continue
+            sub_source = open_dir(name, source)
+            try:
+                sub_target, created = ensure_dir(target, name)
+                try:
+                    self._copy_dir_back(sub_source, sub_target, path + "/", owner, seen)
+                    if created or before != stamp(info):
+                        os.fchmod(sub_target, info.st_mode & 0o777)
+                    if created and owner is not None:
+                        os.fchown(sub_target, *owner)
+                finally:
+                    os.close(sub_target)
+            finally:
+                os.close(sub_source)
