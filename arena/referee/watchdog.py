@@ -74,9 +74,9 @@ class Watchdog:
 
 @asynccontextmanager
 async def service_nursery() -> AsyncIterator[trio.Nursery]:
-    """A nursery for tasks that serve the block (the watchdog, restarted bots' hosts): they are
-    cancelled when the block ends, and the block's exception is re-raised as itself, not
-    wrapped in an ExceptionGroup."""
+    """A nursery for tasks that serve the ``async with`` body (the watchdog, restarted bots'
+    hosts): they are cancelled when the body ends, and the body's exception is re-raised as
+    itself, not wrapped in an ExceptionGroup."""
     body_error: BaseException | None = None
     async with trio.open_nursery() as nursery:
         try:
