@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from arena.errors import ArenaError
 
-class OutputPathError(ValueError):
+
+class OutputPathError(ArenaError, ValueError):
     """An output path that cannot be written; the message names the flag, path and problem."""
 
 

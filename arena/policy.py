@@ -26,14 +26,15 @@ from typing import Literal, TypeVar
 import msgspec
 
 from arena.games.api import derive_seed
+from arena.status import Phase, Status
 
 PolicyName = Literal["strict", "classroom", "lenient"]
 POLICY_NAMES: tuple[PolicyName, ...] = ("strict", "classroom", "lenient")
 
 #: Statuses that count a strike under ``lenient`` when they happen while answering a request.
-STRIKE_STATUSES = frozenset({"timeout", "bad_message", "illegal_move"})
+STRIKE_STATUSES = frozenset({Status.TIMEOUT, Status.BAD_MESSAGE, Status.ILLEGAL_MOVE})
 #: Statuses after which ``lenient`` restarts the bot (a memory limit is a crash it caused).
-RESTART_STATUSES = frozenset({"crash", "memory_limit"})
+RESTART_STATUSES = frozenset({Status.CRASH, Status.MEMORY_LIMIT})
 
 DEFAULT_STRIKES = 3
 DEFAULT_RESTARTS = 1
@@ -58,14 +59,14 @@ class FailurePolicy(msgspec.Struct, frozen=True, omit_defaults=True):
         """Whether failures are explained at length to the bot's author (``classroom``)."""
         return self.name == "classroom"
 
-    def strikes_for(self, status: str, phase: str) -> bool:
+    def strikes_for(self, status: Status, phase: Phase) -> bool:
         """Whether a failure of this kind, in this phase, is a strike rather than a forfeit."""
-        return self.strikes > 0 and phase == "move" and status in STRIKE_STATUSES
+        return self.strikes > 0 and phase is Phase.MOVE and status in STRIKE_STATUSES
 
-    def restarts_for(self, status: str, phase: str) -> bool:
+    def restarts_for(self, status: Status, phase: Phase) -> bool:
         """Whether a failure of this kind, in this phase, restarts the bot (when restarts are
         left) rather than forfeiting."""
-        return self.restarts > 0 and phase != "startup" and status in RESTART_STATUSES
+        return self.restarts > 0 and phase is not Phase.STARTUP and status in RESTART_STATUSES
 
     def describe(self) -> str:
         """``lenient (3 strikes, 1 restart)``, ``strict``: for people."""

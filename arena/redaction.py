@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from arena.failure_report import wire_move_text
+from arena.failure_text import wire_move_text
 from arena.replay import Failure, Status
 
 #: What another seat reads instead of a hidden move, value or tile.

@@ -8,7 +8,6 @@ crash never leaves a half file that looks whole.
 from __future__ import annotations
 
 import codecs
-import enum
 import errno
 import os
 import stat
@@ -18,7 +17,11 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
+from arena.errors import ArenaError
+from arena.games.match import EndReason
 from arena.policy import STRICT, FailurePolicy
+from arena.status import Phase as Phase
+from arena.status import Status as Status
 from protocol import messages as m
 
 #: The format this arena writes. Format 2 added failure policies (strikes, restarts), the last
@@ -26,20 +29,6 @@ from protocol import messages as m
 REPLAY_FORMAT = 2
 #: The formats this arena reads (a format-1 file reads as a strict match).
 READABLE_FORMATS = (1, 2)
-
-
-class Status(enum.Enum):
-    """How a seat's bot finished the match (the CLI's and the replay's ``status``)."""
-
-    OK = "ok"
-    TIMEOUT = "timeout"
-    CRASH = "crash"
-    BAD_MESSAGE = "bad_message"
-    ILLEGAL_MOVE = "illegal_move"
-    LINE_TOO_LONG = "line_too_long"
-    MEMORY_LIMIT = "memory_limit"
-    CPU_LIMIT = "cpu_limit"
-    OUTPUT_LIMIT = "output_limit"
 
 
 class ExchangedLine(msgspec.Struct, frozen=True):
@@ -64,8 +53,9 @@ class Failure(msgspec.Struct, frozen=True, omit_defaults=True):
     Attributes:
         status: the kind of failure.
         detail: one sentence for a person.
-        phase: ``"startup"`` (before ``ready``), ``"move"`` (answering a request) or
-            ``"notify"`` (while being sent a hand or match message).
+        phase: when it failed (`Phase`: ``startup`` before ``ready``, ``move`` answering a
+            request, ``notify`` while being sent a hand message, ``restart`` the handshake of a
+            restarted bot).
         hand_number: the hand in progress, if any.
         request_id: the request being answered, if any.
         overrun_ms: for a timeout, how far past the allowance the referee gave up.
@@ -85,7 +75,7 @@ class Failure(msgspec.Struct, frozen=True, omit_defaults=True):
 
     status: Status
     detail: str
-    phase: str
+    phase: Phase
     hand_number: int | None = None
     request_id: int | None = None
     overrun_ms: float | None = None
@@ -204,7 +194,7 @@ class ResultRecord(msgspec.Struct, frozen=True):
 
     scores: list[int]
     winner: int | None
-    reason: str
+    reason: EndReason
     ranking: list[int]
 
 
@@ -236,7 +226,7 @@ class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
     workdir: str = ""
 
 
-class ReplayError(ValueError):
+class ReplayError(ArenaError, ValueError):
     """A replay file that cannot be read: missing, not JSON, wrong shape or unknown format."""
 
 

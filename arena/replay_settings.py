@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.games.match import MatchLength
 from arena.games.plugin import GamePlugin
 from arena.games.registry import get_game
@@ -23,7 +24,7 @@ from arena.replay import Replay
 SEED_LIMIT = 2**63
 
 
-class ReplaySettingsError(ValueError):
+class ReplaySettingsError(ArenaError, ValueError):
     """A setting of a replay that no match can be played with; the message names it."""
 
 

@@ -27,8 +27,8 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
   process per core, its bots beside it). ``moves/s`` is the total over the processes.
 - ``engine + codec only``: no processes, no trio: the same games (first legal move, so the same
   moves as the C row) driven synchronously through the calls the runner makes per move
-  (``hand.view(seat)``, ``RequestBuilder.request_line``, ``decode_from_bot`` of the
-  reply, ``move_from_wire``, the legality check against the view, the ``Action`` record,
+  (``hand.view(seat)``, ``RequestBuilder.request_line``, ``judge_move`` of the reply (its
+  decoding, id and legality check against the view, as `arena.judge` does), the ``Action`` record,
   ``match.apply``) and per hand (``RequestBuilder.new_hand``, the ``hand_start``/``hand_end``
   messages, ``next_hand``, the runner's own ``_record_hand``).
 - ``play_match, in-memory instant bots``: the real runner and trio, but the bots are objects in
@@ -39,7 +39,7 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
   fresh cancel scopes per move (``move_on_after`` around ``send_line``, ``move_on_at`` around
   ``receive_line``: the runner before its watchdog), inside one long-lived scope whose
   deadline is set before the request and reset to infinity after the reply (the runner's
-  watchdog until it got its own task), or under the runner's own watchdog (`_Watchdog`: one
+  watchdog until it got its own task), or under the runner's own watchdog (`Watchdog`: one
   long-lived scope, a task that sleeps to the deadline, and per move only the request written
   down and cleared, as ``_MatchRunner._request`` does).
 - ``py random + py greedy`` and ``node greedy x2``: the sample bots (node only if installed).
@@ -111,16 +111,17 @@ import trio  # noqa: E402
 from arena.games.api import Move, SeatView  # noqa: E402
 from arena.games.match import Match, MatchLength, start_match  # noqa: E402
 from arena.games.registry import get_game  # noqa: E402
+from arena.judge import Accepted, judge_move  # noqa: E402
 from arena.referee.channel import BotSpec, Connector  # noqa: E402
 from arena.referee.clock import TimeLimits  # noqa: E402
 from arena.referee.match import (  # noqa: E402
     MatchConfig,
     _MatchRunner,
     _Pending,
-    _Watchdog,
     play_match,
 )
 from arena.referee.process import FAIR_SLICE_S, ExitStatus, open_bot_process  # noqa: E402
+from arena.referee.watchdog import Watchdog  # noqa: E402
 from arena.replay import Action, Replay  # noqa: E402
 from arena.wire import (  # noqa: E402
     RequestBuilder,
@@ -129,7 +130,6 @@ from arena.wire import (  # noqa: E402
     move_from_wire,
     move_to_wire,
 )
-from protocol import messages as m  # noqa: E402
 from protocol.codec import decode_from_bot, encode  # noqa: E402
 
 TARGET_US = 40.0
@@ -512,6 +512,7 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
     replies: dict[Move, bytes] = {}
     request_id = 0
     moves = 0
+    struck: set[int] = set()
     while not match.over:
         hand = match.hand
         number = match.hand_number
@@ -530,12 +531,10 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
             view = hand.view(seat_no)
             request = requests.request_line(view, request_id, number, MOVE_MS, 0)
             line = _reply_line(request_id, view.legal[0], replies)
-            reply = decode_from_bot(line)
-            if not isinstance(reply, m.MoveReply) or reply.id != request_id:
-                raise AssertionError(f"unexpected reply {reply!r}")
-            move = move_from_wire(reply.move)
-            if move not in view.legal:
-                raise AssertionError(f"illegal move {move}")
+            judged = judge_move(line, request_id, view, struck)
+            if not isinstance(judged, Accepted):
+                raise AssertionError(f"rejected reply {judged!r}")
+            move = judged.move
             events.append(
                 Action(
                     seat=seat_no,
@@ -543,7 +542,7 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
                     request_id=request_id,
                     time_left_ms=MOVE_MS,
                     elapsed_ms=0.01,
-                    debug=reply.debug,
+                    debug=judged.debug,
                 )
             )
             if trace is not None:
@@ -695,6 +694,10 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
         "move_from_wire + legality check": (
             nothing,
             lambda _: [move_from_wire(wire) in legal for wire, legal in checks],
+        ),
+        "judge_move(reply) (all of the two above)": (
+            nothing,
+            lambda _: [judge_move(t.reply, t.request_id, t.view) for t in turns],
         ),
         "Action record (move_to_wire)": (
             nothing,
@@ -875,7 +878,7 @@ async def _round_trips(
                     await receive()
                     watchdog.deadline = math.inf
         elif mode == "watchdog":  # what _MatchRunner._request does with its watchdog
-            dog = _Watchdog()
+            dog = Watchdog()
             # The watchdog reads only the deadline (the runner makes a _Pending per move anyway).
             request = _Pending(None, 0, 1, 0.0, math.inf, 10_000, None)  # type: ignore[arg-type]
             async with trio.open_nursery() as nursery:
@@ -1010,7 +1013,7 @@ def profile_c_match(commands: list[str], hands: int, top: int) -> dict[str, Any]
 # decides (below ``_request`` for the I/O and the watchdog): (function, file suffix) -> category.
 _VIEW = "hand.view(seat) -> SeatView"
 _REQUEST = "RequestBuilder.request_line() (build + encode)"
-_DECODE = "decode reply + move_from_wire"
+_DECODE = "judge_move (decode reply, id, legality)"
 _CLOCK = "clock: trio.current_time, SeatClock"
 _TURN_OWN = "_turn own code (Action record, checks, _Pending)"
 _WATCHDOG = "watchdog (its task, or a CancelScope.deadline setter)"
@@ -1020,7 +1023,7 @@ _APPLY = "Match.apply (copy + state.apply)"
 _TURN_RULES = {
     ("MatadorState.view", "matador.py"): _VIEW,
     ("RequestBuilder.request_line", "wire.py"): _REQUEST,
-    ("_MatchRunner._decode", "match.py"): _DECODE,
+    ("judge_move", "judge.py"): _DECODE,
     ("move_from_wire", "wire.py"): _DECODE,
     ("Match.apply", "match.py"): _APPLY,
     ("MatadorState.apply", "matador.py"): _APPLY,  # Match.apply's frame sometimes missed
@@ -1058,7 +1061,7 @@ def _frame_category(name: str, file: str) -> str | None:
     """The category one frame names by itself, if any."""
     if name in _IO_FUNCS:
         return _IO_FUNCS[name]
-    if name == "CancelScope.deadline" or name.startswith("_Watchdog."):
+    if name == "CancelScope.deadline" or name.startswith("Watchdog."):
         return _WATCHDOG
     for (rule_name, suffix), category in _TURN_RULES.items():
         if name == rule_name and file.endswith(suffix):
@@ -1082,7 +1085,7 @@ def _categorise(frames: list[tuple[str, str]]) -> str:
             return _TURN_OWN
         name, file = rest[0]
         return _frame_category(name, file) or f"other under _turn: {name}"
-    if "_Watchdog.run" in names:
+    if "Watchdog.run" in names:
         return _WATCHDOG
     if "_MatchRunner._play" in names:
         return "per hand: hand_start/hand_end, notifications, records, next_hand"

@@ -3,7 +3,7 @@
 Importable on its own (it depends only on msgspec), so Python bots can use it.
 """
 
-from protocol.codec import ProtocolError, decode_from_bot, decode_to_bot, encode
+from protocol.codec import ProtocolError, ProtocolErrorKind, decode_from_bot, decode_to_bot, encode
 from protocol.messages import (
     PROTOCOL_VERSION,
     Arms,
@@ -62,6 +62,7 @@ __all__ = [
     "Play",
     "PlayReply",
     "ProtocolError",
+    "ProtocolErrorKind",
     "Ready",
     "ReplyMove",
     "RulesConfig",

@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
-from arena.check import positions, runner
+from arena.check import positions, runner, session
 from arena.check.runner import ResponseTimes
 from arena.cli import main
 from arena.games.registry import get_game
+from arena.referee import failures as referee_failures
 from arena.referee import match as referee_match
 from tests.processes import live_processes_with
 
@@ -181,8 +182,8 @@ def test_the_plan_names_every_step_in_order() -> None:
 def test_the_grace_periods_are_the_referees() -> None:
     """The checker gives a bot the same time to exit and to read as the referee does."""
     assert runner.EXIT_GRACE_S == referee_match.EXIT_GRACE_S
-    assert runner.NOTIFY_TIMEOUT_S == referee_match.NOTIFY_TIMEOUT_S
-    assert runner.EXIT_WAIT_S == referee_match.EXIT_WAIT_S
+    assert session.NOTIFY_TIMEOUT_S == referee_match.NOTIFY_TIMEOUT_S
+    assert session.EXIT_WAIT_S == referee_failures.EXIT_WAIT_S
 
 
 def test_the_guide_explains_every_step() -> None:

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.failure_report import bundle_path, wire_move_text, write_failure_bundle
+from arena.failure_report import bundle_path, write_failure_bundle
+from arena.failure_text import wire_move_text
 from arena.replay import Action, Replay, read_replay
 
 BOTS = Path(__file__).parent / "bots"
@@ -255,7 +256,7 @@ def test_failures_are_listed_in_match_order(tmp_path: Path) -> None:
     happened in the hand, each with what it cost."""
     import trio
 
-    from arena.failure_report import failures_of
+    from arena.failure_text import failures_of
     from arena.games.matador import MATADOR, MatadorRules
     from arena.games.match import MatchLength
     from arena.policy import make_policy

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.policy import FailurePolicy, make_policy, substitute_move
+from arena.status import Phase, Status
 
 
 def test_presets() -> None:
@@ -62,11 +63,12 @@ def test_what_lenient_strikes_and_restarts(
     status: str, phase: str, strike: bool, restart: bool
 ) -> None:
     lenient = make_policy("lenient")
-    assert lenient.strikes_for(status, phase) is strike
-    assert lenient.restarts_for(status, phase) is restart
+    kind, when = Status(status), Phase(phase)
+    assert lenient.strikes_for(kind, when) is strike
+    assert lenient.restarts_for(kind, when) is restart
     strict = make_policy("strict")
-    assert not strict.strikes_for(status, phase)
-    assert not strict.restarts_for(status, phase)
+    assert not strict.strikes_for(kind, when)
+    assert not strict.restarts_for(kind, when)
 
 
 def test_the_substitute_move_is_a_fixed_function_of_seed_and_request() -> None:

@@ -1,8 +1,10 @@
 """``arena check BOT``: a compliance checker that runs one bot through numbered, named steps.
 
 :mod:`arena.check.positions` holds the scripted positions (real deals and moves, started with
-the engines), :mod:`arena.check.runner` talks to the bot and judges every answer, and
-:mod:`arena.check.report` prints the result. docs/checking-a-bot.md explains every step.
+the engines), :mod:`arena.check.runner` runs the steps, :mod:`arena.check.session` talks to one
+bot process (every answer judged by the referee's judge, :mod:`arena.judge`),
+:mod:`arena.check.advice` words each failure for the student, and :mod:`arena.check.report`
+prints the result. docs/checking-a-bot.md explains every step.
 """
 
 from __future__ import annotations

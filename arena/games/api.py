@@ -22,15 +22,24 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 from arena.games.tiles import Tile, tile_str
 
 
+class MoveKind(enum.StrEnum):
+    """What a move does. A ``str`` enum: a member equals, hashes and formats as its value, so
+    ``move.kind == "play"`` and the JSON of every record stay as they were."""
+
+    PLAY = "play"
+    DRAW = "draw"
+    PASS = "pass"
+
+
 class Move(NamedTuple):
-    """One action. ``kind`` is ``"play"``, ``"draw"`` or ``"pass"``.
+    """One action: ``kind`` is a :class:`MoveKind` (play, draw or pass).
 
     A play names the ``tile`` (canonical ``(low, high)``), the ``end`` by position (``"left"``,
     ``"right"`` in Matador; ``None`` for the lead) and ``out``, the half that faces outward after
     the play (the new value of that end; for the lead, the high half).
     """
 
-    kind: str
+    kind: MoveKind
     tile: Tile | None = None
     end: str | None = None
     out: int | None = None
@@ -42,13 +51,14 @@ class Move(NamedTuple):
         return f"{tile_str(self.tile)} {where}, {self.out} out"
 
 
-DRAW = Move("draw")
-PASS = Move("pass")
+DRAW = Move(MoveKind.DRAW)
+PASS = Move(MoveKind.PASS)
+_PLAY = MoveKind.PLAY
 
 
 def play(tile: Tile, end: str | None, out: int) -> Move:
     """Build a play move (``tile`` must already be canonical ``(low, high)``)."""
-    return Move("play", tile, end, out)
+    return Move(_PLAY, tile, end, out)
 
 
 class HandEnd(enum.Enum):

@@ -11,6 +11,7 @@ a fixed number of hands.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -56,6 +57,14 @@ class MatchLength:
                 raise ValueError(f"the match {name} must be at least 1, not {value}")
 
 
+class EndReason(enum.StrEnum):
+    """Why a match ended (a ``str`` enum: the wire's and the replay's ``reason`` is the value)."""
+
+    TARGET = "target"  #: a score reached the match target, or the game's own (Fives' 100)
+    HANDS = "hands"  #: the fixed number of hands was played (or the hand cap was reached)
+    FORFEIT = "forfeit"  #: fewer than two seats were left in play
+
+
 @dataclass(frozen=True, slots=True)
 class MatchResult:
     """The end of a match.
@@ -63,13 +72,13 @@ class MatchResult:
     Attributes:
         scores: final scores per seat.
         winner: the winning seat, or ``None`` for a draw.
-        reason: ``"target"``, ``"hands"`` or ``"forfeit"`` (fewer than two seats left in play).
+        reason: why it ended (`EndReason`).
         ranking: seats best first; retired seats last, the later-retired above the earlier.
     """
 
     scores: tuple[int, ...]
     winner: int | None
-    reason: str
+    reason: EndReason
     ranking: tuple[int, ...]
 
 
@@ -123,7 +132,7 @@ class Match:
             hand = hand.retire(seat)
         match = replace(self, retired=(*self.retired, *new), hand=hand)
         if len(match.active_seats()) < 2:
-            return replace(match, result=match._result("forfeit"))
+            return replace(match, result=match._result(EndReason.FORFEIT))
         if self.result is not None:
             return replace(match, result=match._result(self.result.reason))
         return match
@@ -141,12 +150,14 @@ class Match:
             # A score reached the game's own target (Fives, rules.md 2.11): during play (the engine
             # ended the hand) or through the hand's award. The match ends there, whatever its
             # length says.
-            return replace(done, result=done._result("target"))
+            return replace(done, result=done._result(EndReason.TARGET))
         if self.length.hands is not None:
             if self.hand_number >= self.length.hands:
-                return replace(done, result=done._result("hands"))
+                return replace(done, result=done._result(EndReason.HANDS))
         elif max(scores) >= (self.length.target or 0) or self.hand_number >= MAX_HANDS:
-            reason = "target" if max(scores) >= (self.length.target or 0) else "hands"
+            reason = (
+                EndReason.TARGET if max(scores) >= (self.length.target or 0) else EndReason.HANDS
+            )
             return replace(done, result=done._result(reason))
         number = self.hand_number + 1
         hand = _deal_hand(
@@ -154,7 +165,7 @@ class Match:
         )
         return replace(done, hand_number=number, hand=hand)
 
-    def _result(self, reason: str) -> MatchResult:
+    def _result(self, reason: EndReason) -> MatchResult:
         active = self.active_seats()
         ranked = sorted(active, key=lambda s: -self.scores[s])
         ranking = (*ranked, *reversed(self.retired))

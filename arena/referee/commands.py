@@ -8,6 +8,8 @@ import shlex
 import shutil
 from collections.abc import Mapping, Sequence
 
+from arena.errors import BotCommandError
+
 __all__ = ["BotCommandError", "display", "os_reason", "parse_command"]
 
 _INTERPRETER_HINTS = {
@@ -19,10 +21,6 @@ _INTERPRETER_HINTS = {
     ".sh": "sh",
     ".jar": "java -jar",
 }
-
-
-class BotCommandError(Exception):
-    """A bot command cannot be started: empty, unparsable, not found or not executable."""
 
 
 def display(command: str | Sequence[str]) -> str:

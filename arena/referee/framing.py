@@ -8,30 +8,16 @@ tested with plain bytes.
 
 from __future__ import annotations
 
+from arena.errors import LineTooLongError
+
 __all__ = ["PREFIX_BYTES", "LineBuffer", "LineTooLongError"]
 
 PREFIX_BYTES = 200
-"""How many leading bytes of an over-long line `LineTooLongError` keeps as evidence."""
+"""How many leading bytes of an over-long line `LineTooLongError` keeps as evidence (the error
+itself is `arena.errors.LineTooLongError`, one of the bot I/O errors)."""
 
 _NL = 10  # b"\n"
 _CR = 13  # b"\r"
-
-
-class LineTooLongError(Exception):
-    """A line (complete or still partial) is longer than the buffer's limit.
-
-    Attributes:
-        prefix: The first bytes (at most `PREFIX_BYTES`) of the offending line.
-        limit: The limit that was exceeded, in bytes, not counting the line terminator.
-    """
-
-    def __init__(self, prefix: bytes, limit: int) -> None:
-        self.prefix = prefix
-        self.limit = limit
-        super().__init__(f"line longer than {limit} bytes (starts with {prefix[:60]!r})")
-
-    def __reduce__(self) -> tuple[type[LineTooLongError], tuple[bytes, int]]:
-        return (type(self), (self.prefix, self.limit))
 
 
 class LineBuffer:

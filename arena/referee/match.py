@@ -11,43 +11,46 @@ from __future__ import annotations
 
 import datetime
 import gc
-import math
 import os
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from collections.abc import Sequence
+from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 import trio
 
-from arena.failure_report import explain_for_bot
+from arena.errors import BotCommandError, BotEOFError, BotGoneError, OutputLimitError
+from arena.failure_text import explain_for_bot
 from arena.games.api import Game, GameState, SeatView
 from arena.games.match import Match, MatchLength, bot_seed, hand_leader, start_match
+from arena.judge import Accepted, Fault, Rejection, judge_move, judge_ready
 from arena.policy import STRICT, FailurePolicy, substitute_move
 from arena.redaction import detail_for_others
 from arena.referee.channel import BotChannel, BotSpec, Connector
 from arena.referee.clock import SeatClock, TimeLimits, accepted_elapsed, late_ms
-from arena.referee.commands import BotCommandError
-from arena.referee.framing import LineTooLongError
-from arena.referee.process import (
-    BotEOFError,
-    BotGoneError,
-    OutputLimitError,
-    open_bot_process,
+from arena.referee.failures import (
+    crash_failure,
+    io_failure,
+    rejected_failure,
+    resource_limited,
+    timeout_failure,
+    with_messages,
 )
+from arena.referee.framing import LineTooLongError
+from arena.referee.process import open_bot_process
 from arena.referee.sandbox import SandboxPlan
+from arena.referee.watchdog import Watchdog, service_nursery
 from arena.replay import (
-    EXCHANGED_LINE_CHARS,
     REPLAY_FORMAT,
     Action,
     DealRecord,
-    ExchangedLine,
     Failure,
     HandEvent,
     HandOutcomeRecord,
     HandRecord,
+    Phase,
     Replay,
     Restart,
     ResultRecord,
@@ -59,12 +62,11 @@ from arena.wire import (
     RequestBuilder,
     hand_end,
     hand_start,
-    move_from_wire,
     move_to_wire,
     rules_to_wire,
 )
 from protocol import messages as m
-from protocol.codec import ProtocolError, decode_from_bot, encode
+from protocol.codec import encode
 
 #: How long a bot gets to take a notification (hand start/end) off the pipe.
 NOTIFY_TIMEOUT_S = 5.0
@@ -72,8 +74,6 @@ NOTIFY_TIMEOUT_S = 5.0
 ERROR_SEND_TIMEOUT_S = 0.1
 #: After the ``error`` message, how long a failed bot may take to exit by itself.
 ERROR_READ_GRACE_S = 0.2
-#: After EOF, how long to wait for the process to exit so its exit code can be reported.
-EXIT_WAIT_S = 0.5
 #: After ``match_end``, how long a bot has to exit by itself before it is stopped.
 EXIT_GRACE_S = 0.5
 #: Captured stderr kept in the replay per seat.
@@ -135,57 +135,6 @@ class _Pending:
     sent: bool = False
 
 
-class _Watchdog:
-    """Cancels the match loop's cancel scope when the move request in flight is out of time.
-
-    One task per match (`run`) sleeps until the deadline of a request it was shown. A request
-    only writes down what it waits for (`watch`, cleared by setting ``pending`` to ``None``
-    when the reply is in); the task's wake-up is moved, a deadline change in trio's heap,
-    only when the new request's deadline comes before it (a seat with less bank left, or the
-    first request after the task found nothing to wait for). Each seat's deadlines only grow,
-    so the task wakes about once per move limit, finds the later request in flight and sleeps
-    on to that one's deadline. Setting the scope's own deadline per request and resetting it
-    after the reply cost the referee ~3 µs of CPU per move more.
-    """
-
-    __slots__ = ("_sleep", "_wake", "fired", "pending", "scope")
-
-    def __init__(self) -> None:
-        #: The match loop's scope (a new one each time the watchdog has fired).
-        self.scope = trio.CancelScope()
-        #: Whether ``scope`` was cancelled (a request's deadline passed).
-        self.fired = False
-        #: The request waited for, or ``None`` (between requests, the watchdog never fires).
-        self.pending: _Pending | None = None
-        self._wake = math.inf
-        self._sleep = trio.CancelScope()
-
-    def renew(self) -> trio.CancelScope:
-        """A fresh ``scope`` for the match loop, once the fired one has been left."""
-        self.fired = False
-        self.scope = trio.CancelScope()
-        return self.scope
-
-    def watch(self, pending: _Pending) -> None:
-        """Watch ``pending`` until ``pending`` is set to ``None`` (or its deadline passes)."""
-        self.pending = pending
-        if pending.deadline < self._wake:
-            self._wake = pending.deadline
-            self._sleep.deadline = pending.deadline
-
-    async def run(self) -> None:
-        """Sleep until the watched request's deadline; cancel ``scope`` if it is still pending."""
-        while True:
-            with trio.CancelScope(deadline=self._wake) as self._sleep:
-                await trio.sleep_forever()
-            pending = self.pending
-            if pending is not None and trio.current_time() >= pending.deadline:
-                self.pending = pending = None
-                self.fired = True
-                self.scope.cancel()
-            self._wake = math.inf if pending is None else pending.deadline
-
-
 class _Seat:
     """The runner's book-keeping for one seat."""
 
@@ -214,23 +163,6 @@ class _Seat:
     def __repr__(self) -> str:
         state = "live" if self.live else (self.failure.status.value if self.failure else "down")
         return f"<Seat {self.seat} {self.name!r} {state}>"
-
-
-@asynccontextmanager
-async def _service_nursery() -> AsyncIterator[trio.Nursery]:
-    """A nursery for tasks that serve the block (the watchdog, restarted bots' hosts): they are
-    cancelled when the block ends, and the block's exception is re-raised as itself, not
-    wrapped in an ExceptionGroup."""
-    body_error: BaseException | None = None
-    async with trio.open_nursery() as nursery:
-        try:
-            yield nursery
-        except BaseException as exc:
-            body_error = exc
-        finally:
-            nursery.cancel_scope.cancel()
-    if body_error is not None:
-        raise body_error
 
 
 def freeze_startup_objects() -> None:
@@ -296,7 +228,7 @@ class _MatchRunner:
         # pending request's deadline passes: a fresh scope per move, or even moving one scope's
         # deadline twice per move, was the largest part of the referee's own cost per move.
         # When it fires, the match loop is left and re-entered where it stood (_play_watched).
-        self.watchdog: _Watchdog | None = None
+        self.watchdog: Watchdog | None = None
         self.pending: _Pending | None = None
         self.resumed: bytes | None = None
         self.announced = 0
@@ -316,7 +248,7 @@ class _MatchRunner:
             # Bots restarted during the match (failure policy lenient) are started from inside
             # the watchdog's cancel scope; each one's context (which holds a nursery) is kept
             # open by a task of this nursery instead, which outlives the scope.
-            self.hosts = await self.stack.enter_async_context(_service_nursery())
+            self.hosts = await self.stack.enter_async_context(service_nursery())
             await self._start_bots()
             match = start_match(
                 config.game, config.rules, config.players, config.seed, config.length
@@ -380,7 +312,7 @@ class _MatchRunner:
             except _BotFailed as failed:
                 await self._stop(seat, failed.failure)
 
-    async def _launch(self, seat: _Seat, phase: str = "startup") -> float:
+    async def _launch(self, seat: _Seat, phase: Phase = Phase.STARTUP) -> float:
         """Start the seat's bot and send it ``hello``; returns when ``hello`` was sent.
 
         Raises:
@@ -388,7 +320,7 @@ class _MatchRunner:
         """
         config = self.config
         try:
-            if phase == "restart":
+            if phase is Phase.RESTART:
                 assert self.hosts is not None
                 seat.channel = await self.hosts.start(self._host, seat.spec)
             else:
@@ -424,7 +356,7 @@ class _MatchRunner:
             task_status.started(channel)
             await trio.sleep_forever()
 
-    async def _await_ready(self, seat: _Seat, sent_at: float, phase: str = "startup") -> None:
+    async def _await_ready(self, seat: _Seat, sent_at: float, phase: Phase = Phase.STARTUP) -> None:
         """Read the bot's ``ready`` (its start-up limit counts from ``sent_at``).
 
         Raises:
@@ -433,21 +365,10 @@ class _MatchRunner:
         deadline = sent_at + self.config.time.startup_ms / 1000
         line = await self._receive(seat, deadline, phase, None)
         seat.transcript.append(("received", line))
-        ready = self._decode(seat, line, phase, None)
-        if not isinstance(ready, m.Ready):
-            raise _BotFailed(self._bad(seat, line, "expected a 'ready' message", phase, None))
-        if ready.protocol is not None and ready.protocol != m.PROTOCOL_VERSION:
-            raise _BotFailed(
-                self._bad(
-                    seat,
-                    line,
-                    f"the bot speaks protocol {ready.protocol}; this referee speaks "
-                    f"protocol {m.PROTOCOL_VERSION}",
-                    phase,
-                    None,
-                )
-            )
-        if phase != "restart":
+        ready = judge_ready(line)
+        if isinstance(ready, Rejection):
+            raise _BotFailed(rejected_failure(seat.channel, line, ready, phase, None))
+        if phase is not Phase.RESTART:
             # A restarted process answers after the deal: what it calls itself could carry
             # what its crashed predecessor held to the other seats (match_end). The seat keeps
             # the name of its first ready.
@@ -458,8 +379,8 @@ class _MatchRunner:
     async def _play_watched(self, match: Match) -> Match:
         """Play the match under the watchdog; when a request's deadline passes, settle it (a
         late look at the pipe, else a timeout) and carry on from where the match stood."""
-        watchdog = self.watchdog = _Watchdog()
-        async with _service_nursery() as nursery:
+        watchdog = self.watchdog = Watchdog()
+        async with service_nursery() as nursery:
             nursery.start_soon(watchdog.run)
             while True:
                 with watchdog.scope:
@@ -485,8 +406,8 @@ class _MatchRunner:
                 # referee's own stall.
                 line = channel.poll_line_nowait()
             except (BotEOFError, LineTooLongError, OutputLimitError) as error:
-                failure = await self._io_failure(
-                    seat, error, "move", pending.hand_number, pending.request_id
+                failure = await io_failure(
+                    seat.channel, error, Phase.MOVE, pending.hand_number, pending.request_id
                 )
                 return await self._fail(seat, failure, match)
             if line is not None:
@@ -500,7 +421,7 @@ class _MatchRunner:
                 Status.CRASH,
                 f"exited ({status.describe()}) without answering request {pending.request_id}; "
                 "a process it started kept its output open",
-                "move",
+                Phase.MOVE,
                 hand_number=pending.hand_number,
                 request_id=pending.request_id,
                 exit_code=status.returncode if status.signal is None else None,
@@ -508,14 +429,20 @@ class _MatchRunner:
                 stderr_tail=channel.stderr_tail(),
             )
         elif pending.sent:
-            failure = self._timeout(seat, overrun, pending.hand_number, pending.request_id)
+            failure = timeout_failure(
+                seat.channel,
+                self.config.time.startup_ms,
+                overrun,
+                pending.hand_number,
+                pending.request_id,
+            )
             self.pending = None
             return await self._move_failed(seat, failure, pending, match)
         else:
             failure = Failure(
                 Status.TIMEOUT,
                 f"did not read its input (request {pending.request_id}) in time",
-                "move",
+                Phase.MOVE,
                 hand_number=pending.hand_number,
                 request_id=pending.request_id,
                 overrun_ms=round(max(0.0, overrun) * 1000, 1),
@@ -642,45 +569,19 @@ class _MatchRunner:
             elapsed = trio.current_time() - started
             seat.transcript.append(("received", line))
             self.pending = None
-            reply = self._decode(seat, line, "move", number, request_id)
-            if not isinstance(reply, m.MoveReply):
-                raise _BotFailed(
-                    self._bad(seat, line, "expected a 'move' message", "move", number, request_id)
-                )
-            if reply.id != request_id:
-                if reply.id in seat.struck_ids:
+            judged = judge_move(line, request_id, view, seat.struck_ids)
+            if type(judged) is not Accepted:
+                assert isinstance(judged, Rejection)
+                if judged.fault is Fault.STALE_ID:
                     # A late answer to a request already played for the bot (lenient): skip
                     # it and go on waiting for this request's answer, on the same clock.
-                    seat.struck_ids.discard(reply.id)
+                    assert judged.reply_id is not None
+                    seat.struck_ids.discard(judged.reply_id)
                     self.pending = pending
                     self.resumed = _AWAIT_REPLY
                     return match
-                raise _BotFailed(
-                    self._bad(
-                        seat,
-                        line,
-                        f"the reply's id {reply.id} is not the request's id {request_id}",
-                        "move",
-                        number,
-                        request_id,
-                    )
-                )
-            move = move_from_wire(reply.move)
-            legal = view.legal
-            if move not in legal:
-                raise _BotFailed(
-                    Failure(
-                        Status.ILLEGAL_MOVE,
-                        f"illegal move {move} in request {request_id}; open ends "
-                        + (", ".join(f"{p}={v}" for p, v in view.ends) or "none (the lead)"),
-                        "move",
-                        hand_number=number,
-                        request_id=request_id,
-                        move=reply.move,
-                        legal=[move_to_wire(mv) for mv in legal],
-                        stderr_tail=seat.channel.stderr_tail() if seat.channel else None,
-                    )
-                )
+                raise _BotFailed(rejected_failure(seat.channel, line, judged, Phase.MOVE, number))
+            move = judged.move
             # A reply in hand was in time: one found by the last look after the deadline fired
             # was waiting in the pipe already, so the bot is charged the allowance at most, and
             # the replay says how late the referee took it up.
@@ -697,7 +598,7 @@ class _MatchRunner:
                 time_left_ms=time_left_ms,
                 elapsed_ms=round(elapsed * 1000, 3),
                 late_ms=late_ms(late),
-                debug=reply.debug,
+                debug=judged.debug,
             )
         )
         return match.apply(move)
@@ -743,7 +644,7 @@ class _MatchRunner:
         seat: _Seat,
         line: bytes,
         timeout_s: float,
-        phase: str,
+        phase: Phase,
         hand_number: int | None = None,
         request_id: int | None = None,
     ) -> None:
@@ -758,7 +659,9 @@ class _MatchRunner:
                 await seat.channel.send_line(line)
             except BotGoneError:
                 raise _BotFailed(
-                    await self._crash(seat, "closed its input", phase, hand_number, request_id)
+                    await crash_failure(
+                        seat.channel, "closed its input", phase, hand_number, request_id
+                    )
                 ) from None
             return
         raise _BotFailed(
@@ -789,7 +692,9 @@ class _MatchRunner:
         except (BotGoneError, BotEOFError, LineTooLongError, OutputLimitError) as error:
             watchdog.pending = None
             raise _BotFailed(
-                await self._io_failure(seat, error, "move", pending.hand_number, pending.request_id)
+                await io_failure(
+                    seat.channel, error, Phase.MOVE, pending.hand_number, pending.request_id
+                )
             ) from None
         watchdog.pending = None
         if watchdog.fired:
@@ -801,47 +706,11 @@ class _MatchRunner:
             await trio.lowlevel.checkpoint()  # raises Cancelled
         return line
 
-    async def _io_failure(
-        self,
-        seat: _Seat,
-        error: BotGoneError | BotEOFError | LineTooLongError | OutputLimitError,
-        phase: str,
-        hand_number: int | None,
-        request_id: int | None,
-    ) -> Failure:
-        """The failure a broken pipe, an end of output, an over-long line or too much output in
-        all amounts to."""
-        if isinstance(error, BotGoneError):
-            return await self._crash(seat, "closed its input", phase, hand_number, request_id)
-        if isinstance(error, BotEOFError):
-            return await self._crash(
-                seat, "closed its output", phase, hand_number, request_id, error.unterminated
-            )
-        assert seat.channel is not None
-        if isinstance(error, OutputLimitError):
-            return Failure(
-                Status.OUTPUT_LIMIT,
-                f"wrote more than {error.limit} bytes to its stdout in the match",
-                phase,
-                hand_number=hand_number,
-                request_id=request_id,
-                stderr_tail=seat.channel.stderr_tail(),
-            )
-        return Failure(
-            Status.LINE_TOO_LONG,
-            f"sent a line longer than {error.limit} bytes",
-            phase,
-            hand_number=hand_number,
-            request_id=request_id,
-            line=error.prefix.decode("utf-8", "replace"),
-            stderr_tail=seat.channel.stderr_tail(),
-        )
-
     async def _receive(
         self,
         seat: _Seat,
         deadline: float,
-        phase: str,
+        phase: Phase,
         hand_number: int | None,
         request_id: int | None = None,
     ) -> bytes:
@@ -856,105 +725,19 @@ class _MatchRunner:
                 return line
         except (BotEOFError, LineTooLongError, OutputLimitError) as error:
             raise _BotFailed(
-                await self._io_failure(seat, error, phase, hand_number, request_id)
+                await io_failure(seat.channel, error, phase, hand_number, request_id)
             ) from None
         overrun = trio.current_time() - deadline
-        raise _BotFailed(self._timeout(seat, overrun, hand_number, request_id, phase))
-
-    def _timeout(
-        self,
-        seat: _Seat,
-        overrun_s: float,
-        hand_number: int | None,
-        request_id: int | None,
-        phase: str = "move",
-    ) -> Failure:
-        assert seat.channel is not None
-        if phase in ("startup", "restart"):
-            detail = f"did not answer 'hello' within {self.config.time.startup_ms} ms"
-        else:
-            detail = f"did not answer request {request_id} in time"
-        overrun_ms = round(max(0.0, overrun_s) * 1000, 1)
-        return Failure(
-            Status.TIMEOUT,
-            f"{detail} (over by {overrun_ms} ms)",
-            phase,
-            hand_number=hand_number,
-            request_id=request_id,
-            overrun_ms=overrun_ms,
-            stderr_tail=seat.channel.stderr_tail(),
-        )
-
-    async def _crash(
-        self,
-        seat: _Seat,
-        what: str,
-        phase: str,
-        hand_number: int | None,
-        request_id: int | None,
-        unterminated: bytes = b"",
-    ) -> Failure:
-        channel = seat.channel
-        assert channel is not None
-        with trio.move_on_after(EXIT_WAIT_S):
-            await channel.wait_exit()
-        status = channel.exit_status()
-        if status.running:
-            detail = f"{what} but kept running"
-        else:
-            detail = f"{what} and exited ({status.describe()})"
-        return Failure(
-            Status.CRASH,
-            detail,
-            phase,
-            hand_number=hand_number,
-            request_id=request_id,
-            exit_code=status.returncode if status.signal is None else None,
-            signal=status.signal,
-            line=unterminated[:200].decode("utf-8", "replace") if unterminated else None,
-            stderr_tail=channel.stderr_tail(),
-        )
-
-    def _decode(
-        self,
-        seat: _Seat,
-        line: bytes,
-        phase: str,
-        hand_number: int | None,
-        request_id: int | None = None,
-    ) -> m.FromBot:
-        try:
-            return decode_from_bot(line)
-        except ProtocolError as error:
-            raise _BotFailed(
-                self._bad(seat, line, error.detail, phase, hand_number, request_id)
-            ) from None
-
-    def _bad(
-        self,
-        seat: _Seat,
-        line: bytes,
-        error: str,
-        phase: str,
-        hand_number: int | None,
-        request_id: int | None = None,
-    ) -> Failure:
-        assert seat.channel is not None
-        return Failure(
-            Status.BAD_MESSAGE,
-            f"sent an invalid message: {error}",
-            phase,
-            hand_number=hand_number,
-            request_id=request_id,
-            line=line[:200].decode("utf-8", "replace"),
-            error=error,
-            stderr_tail=seat.channel.stderr_tail(),
+        raise _BotFailed(
+            timeout_failure(
+                seat.channel, self.config.time.startup_ms, overrun, hand_number, request_id, phase
+            )
         )
 
     async def _notify(self, match: Match, seat: _Seat, message: bytes, number: int) -> Match:
         seat.transcript.append(("sent", message))
         try:
-            await self._send(seat, message, NOTIFY_TIMEOUT_S, "notify", number)
+            await self._send(seat, message, NOTIFY_TIMEOUT_S, Phase.NOTIFY, number)
         except _BotFailed as failed:
             return await self._fail(seat, failed.failure, match)
         return match
@@ -964,8 +747,8 @@ class _MatchRunner:
     ) -> Match:
         """A failure while answering a request: a strike under ``lenient`` (when the request
         reached the bot whole, and the failure is a timeout or a bad reply), else `_fail`."""
-        failure = self._resource_limited(seat, failure)
-        if pending.sent and self.config.policy.strikes_for(failure.status.value, failure.phase):
+        failure = resource_limited(seat.channel, failure)
+        if pending.sent and self.config.policy.strikes_for(failure.status, failure.phase):
             return await self._strike(seat, failure, pending, match)
         return await self._fail(seat, failure, match)
 
@@ -982,7 +765,7 @@ class _MatchRunner:
                 detail=f"{failure.detail}; strike {seat.strikes} of {policy.strikes}: forfeit",
             )
             return await self._fail(seat, failure, match)
-        failure = self._with_messages(seat, failure)
+        failure = with_messages(seat.transcript, failure)
         move = substitute_move(self.config.seed, pending.request_id, pending.view.legal)
         wire_move = move_to_wire(move)
         if failure.status is Status.TIMEOUT:
@@ -1021,11 +804,9 @@ class _MatchRunner:
     async def _fail(self, seat: _Seat, failure: Failure, match: Match) -> Match:
         """Stop the failed bot and retire its seat; or, when the policy restarts bots after
         this kind of failure and the seat has restarts left, start it again."""
-        failure = self._resource_limited(seat, failure)
+        failure = resource_limited(seat.channel, failure)
         policy = self.config.policy
-        if seat.restarts < policy.restarts and policy.restarts_for(
-            failure.status.value, failure.phase
-        ):
+        if seat.restarts < policy.restarts and policy.restarts_for(failure.status, failure.phase):
             return await self._restart(seat, failure, match)
         await self._stop(seat, failure)
         return self._retire(match, seat)
@@ -1035,7 +816,7 @@ class _MatchRunner:
         ``hand_start``, so it can play from the next request. A new process that fails this
         forfeits."""
         seat.restarts += 1
-        self.events.append(Restart(seat=seat.seat, failure=self._with_messages(seat, failure)))
+        self.events.append(Restart(seat=seat.seat, failure=with_messages(seat.transcript, failure)))
         await self._close(seat)
         seat.earlier_stderr.append(seat.stderr)
         seat.stderr = ""
@@ -1043,14 +824,14 @@ class _MatchRunner:
         seat.struck_ids.clear()
         seat.transcript.clear()
         try:
-            await self._await_ready(seat, await self._launch(seat, "restart"), "restart")
+            await self._await_ready(seat, await self._launch(seat, Phase.RESTART), Phase.RESTART)
             number = match.hand_number
             if not match.over and self.announced == number and match.hand.outcome() is None:
                 leader = hand_leader(match.hand)
                 assert leader is not None
                 notice = encode(hand_start(match.hand.view(seat.seat), number, leader))
                 seat.transcript.append(("sent", notice))
-                await self._send(seat, notice, NOTIFY_TIMEOUT_S, "notify", number)
+                await self._send(seat, notice, NOTIFY_TIMEOUT_S, Phase.NOTIFY, number)
         except _BotFailed as failed:
             again = failed.failure
             again = msgspec.structs.replace(
@@ -1060,22 +841,9 @@ class _MatchRunner:
             return self._retire(match, seat)
         return match
 
-    def _with_messages(self, seat: _Seat, failure: Failure) -> Failure:
-        """The failure with the last lines exchanged with the bot as evidence."""
-        if failure.messages is not None or not seat.transcript:
-            return failure
-        lines = [
-            ExchangedLine(
-                direction,  # type: ignore[arg-type]
-                line.rstrip(b"\n")[:EXCHANGED_LINE_CHARS].decode("utf-8", "replace"),
-            )
-            for direction, line in seat.transcript
-        ]
-        return msgspec.structs.replace(failure, messages=lines)
-
     async def _stop(self, seat: _Seat, failure: Failure) -> None:
         """Record the failure, tell the bot why (if it still listens), and stop it."""
-        failure = self._with_messages(seat, self._resource_limited(seat, failure))
+        failure = with_messages(seat.transcript, resource_limited(seat.channel, failure))
         seat.failure = failure
         channel = seat.channel
         if channel is not None and failure.status is not Status.CRASH:
@@ -1091,30 +859,6 @@ class _MatchRunner:
             with trio.move_on_after(ERROR_READ_GRACE_S):
                 await channel.wait_exit()
         await self._close(seat)
-
-    def _resource_limited(self, seat: _Seat, failure: Failure) -> Failure:
-        """A crash or a timeout caused by a sandbox limit, recorded as that limit instead.
-
-        Every crash, end of output and timeout reaches `_stop`: this is where the sandbox is
-        asked (`BotChannel.resource_outcome`) whether its memory or CPU limit ended the bot;
-        when it did, the status and detail become the limit's, with its evidence.
-        """
-        channel = seat.channel
-        if channel is None or failure.status not in (Status.CRASH, Status.TIMEOUT):
-            return failure
-        outcome = channel.resource_outcome()
-        if outcome is None:
-            return failure
-        usage = outcome.usage
-        cpu = None if usage.cpu_seconds is None else round(usage.cpu_seconds, 3)
-        return msgspec.structs.replace(
-            failure,
-            status=Status(outcome.status),
-            detail=outcome.detail,
-            overrun_ms=None,
-            cpu_seconds=cpu,
-            memory_peak_bytes=usage.memory_peak_bytes,
-        )
 
     def _retire(self, match: Match, seat: _Seat) -> Match:
         assert seat.failure is not None

@@ -37,6 +37,7 @@ from signal import SIGKILL, SIGTERM, Signals
 
 import trio
 
+from arena.errors import BotEOFError, BotGoneError, OutputLimitError
 from arena.referee.commands import BotCommandError, display, os_reason, parse_command
 from arena.referee.framing import LineBuffer, LineTooLongError
 from arena.referee.sandbox import (
@@ -91,43 +92,6 @@ _cancel_shielded_checkpoint = trio.lowlevel.cancel_shielded_checkpoint
 _now = time.perf_counter
 _wait_readable = trio.lowlevel.wait_readable
 _wait_writable = trio.lowlevel.wait_writable
-
-
-class BotEOFError(Exception):
-    """The bot closed its stdout (it exited or closed the pipe) while a line was awaited.
-
-    Attributes:
-        unterminated: Bytes the bot wrote after its last complete line, without a newline
-            (empty when there were none). Kept as evidence; they are never returned as a line.
-    """
-
-    def __init__(self, message: str, unterminated: bytes = b"") -> None:
-        super().__init__(message)
-        self.unterminated = unterminated
-
-
-class BotGoneError(Exception):
-    """Writing to the bot failed: its stdin is closed (it exited or closed the pipe)."""
-
-
-class OutputLimitError(Exception):
-    """The bot wrote more to its stdout in all than ``max_stdout_bytes`` allows.
-
-    Raised by `BotProcess.receive_line` and `BotProcess.poll_line_nowait` as soon as a read
-    takes the total over the cap, and by every later read.
-
-    Attributes:
-        limit: The cap, in bytes.
-        received: How many bytes had been read when it was passed.
-    """
-
-    def __init__(self, limit: int, received: int) -> None:
-        super().__init__(f"the bot wrote more than {limit} bytes to its stdout ({received} read)")
-        self.limit = limit
-        self.received = received
-
-    def __reduce__(self) -> tuple[type[OutputLimitError], tuple[int, int]]:
-        return (type(self), (self.limit, self.received))
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,9 @@ from typing import Literal
 
 import trio
 
+from arena.errors import ArenaError
 from arena.games.registry import DEFAULT_GAME, get_game
+from arena.judge import Fault, Rejection, judge_ready
 from arena.referee.capped import run_capped
 from arena.referee.commands import BotCommandError
 from arena.referee.framing import LineTooLongError
@@ -46,13 +48,12 @@ from arena.referee.sandbox import (
 )
 from arena.text import printable
 from arena.wire import rules_to_wire
-from protocol.codec import ProtocolError, decode_from_bot, encode
+from protocol.codec import encode
 from protocol.messages import (
     MAX_NAME_CHARS,
     PROTOCOL_VERSION,
     Hello,
     MatchLength,
-    Ready,
     RulesConfig,
     TimeControl,
 )
@@ -125,7 +126,7 @@ _TOML_TYPES: dict[type, str] = {
 }
 
 
-class EntrantError(ValueError):
+class EntrantError(ArenaError, ValueError):
     """The bots given cannot make a tournament: a bad manifest, a duplicate name, or no bot.
 
     Attributes:
@@ -800,12 +801,12 @@ async def _ended_early(bot: BotProcess, error: BotGoneError | BotEOFError) -> st
 
 
 def _check_ready(line: bytes) -> str | None:
-    try:
-        message = decode_from_bot(line)
-    except ProtocolError as error:
-        return f"answered 'hello' with an invalid message: {error}"
-    if not isinstance(message, Ready):
-        return f"answered 'hello' with a {message.__struct_config__.tag!r} message, not 'ready'"
-    if message.protocol is not None and message.protocol != PROTOCOL_VERSION:
-        return f"speaks protocol {message.protocol}; this arena speaks protocol {PROTOCOL_VERSION}"
-    return None
+    """What is wrong with a bot's answer to ``hello`` (the referee's judge decides), or None."""
+    judged = judge_ready(line)
+    if not isinstance(judged, Rejection):
+        return None
+    if judged.fault is Fault.MALFORMED:
+        return f"answered 'hello' with an invalid message: {judged.error}"
+    if judged.fault is Fault.UNEXPECTED_MESSAGE:
+        return f"answered 'hello' with a {judged.message!r} message, not 'ready'"
+    return f"speaks protocol {judged.protocol}; this arena speaks protocol {PROTOCOL_VERSION}"

@@ -17,7 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from arena.failure_report import FailureEntry, bundle_path, explain, failures_of, rematch_command
+from arena.failure_report import bundle_path, rematch_command
+from arena.failure_text import FailureEntry, explain, failures_of
 from arena.policy import FailurePolicy
 from arena.replay import Replay, ReplayError, read_replay
 from arena.text import printable, printable_block, shell_line

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import msgspec
 
-from arena.failure_report import bundle_path, failures_of
+from arena.failure_report import bundle_path
+from arena.failure_text import failures_of
 from arena.policy import STRICT, FailurePolicy
 from arena.replay import Replay, ReplayError, Status, read_replay
 from arena.tournament.settings import TournamentSettings

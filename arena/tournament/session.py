@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import stop_signals
+from arena.errors import ArenaError
 from arena.referee.sandbox import SandboxPlan
 from arena.text import printable_block
 from arena.tournament.entrants import Entrant, Excluded, prepare, scan, too_few_text
@@ -19,7 +20,7 @@ from arena.tournament.standings import Standings
 from arena.tournament.store import DiskFullError, EntrantRow, Store, StoreError
 
 
-class SessionError(Exception):
+class SessionError(ArenaError):
     """The tournament cannot start or resume; the message says why."""
 
 

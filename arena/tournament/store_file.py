@@ -19,6 +19,8 @@ import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
+from arena.errors import ArenaError
+
 #: The first 16 bytes of every SQLite 3 database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -39,7 +41,7 @@ REQUIRED_COLUMNS = {
 }  # fmt: skip
 
 
-class StoreError(Exception):
+class StoreError(ArenaError):
     """A database that cannot be used: not ours, damaged, a newer schema, held by another run,
     or a mismatched resume (the message is one line naming the file)."""
 

@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 
 from arena import PRODUCT
-from arena.failure_report import evidence_fields
+from arena.failure_text import evidence_fields
 from arena.games.api import Move
 from arena.games.tiles import Tile, tile_str
 from arena.replay import ExchangedLine, Failure, Replay, Status

@@ -192,7 +192,7 @@ class BlockState(HandState):
         layout = record.layout
         passes = list(record.passes)
         for seat, move, _drawn in newer:
-            if move.kind == "play":
+            if move.tile is not None:  # a play (a pass names no tile)
                 a, b = move.tile
                 out = move.out
                 if move.end is None:
@@ -262,7 +262,7 @@ class BlockState(HandState):
         new._count = self._count + 1
         new._public = self._public
         new._history = ((seat, move, None), self._history)
-        if move.kind != "play":  # PASS: the other seat can play (else the hand would be over)
+        if move.tile is None:  # PASS: the other seat can play (else the hand would be over)
             new.hands = self.hands
             new.left = self.left
             new.right = self.right

@@ -344,7 +344,7 @@ class FivesState(HandState):
         draws, passes = list(record.draws), list(record.passes)
         for seat, move, _drawn in reversed(newer):
             kind = move.kind
-            if kind == "play":
+            if move.tile is not None:  # a play (a draw and a pass name no tile)
                 a, b = move.tile
                 out = move.out
                 inner = a + b - out
@@ -445,7 +445,7 @@ class FivesState(HandState):
         new._count = self._count + 1
         new._public = self._public
         kind = move.kind
-        if kind == "play":
+        if move.tile is not None:  # a play (a draw and a pass name no tile)
             pos, bit, out, contrib, double = _INFO_BY_ID.get(id(move)) or _INFO_BY_MOVE[move]
             new._history = ((seat, move, None), self._history)
             new.stock_pos = self.stock_pos

@@ -271,7 +271,7 @@ class MatadorState(HandState):
         draws, passes = list(record.draws), list(record.passes)
         for seat, move, _drawn in reversed(newer):
             kind = move.kind
-            if kind == "play":
+            if move.tile is not None:  # a play (a draw and a pass name no tile)
                 a, b = move.tile
                 out = move.out
                 if move.end is None:
@@ -369,7 +369,7 @@ class MatadorState(HandState):
         new._count = self._count + 1
         new._public = self._public
         kind = move.kind
-        if kind == "play":
+        if move.tile is not None:  # a play (a draw and a pass name no tile)
             tile = move.tile
             assert tile is not None
             assert move.out is not None
