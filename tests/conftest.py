@@ -1,7 +1,9 @@
-"""Fixtures shared by the whole suite: one headless Chromium per session (the viewer, report
-and golden tests drive it), a fresh blank page per test, and a screenshot of the page in
-test-artifacts/ when a test fails. Playwright's sync API allows one instance per thread, so
-the browser is defined here once, never again in a folder's conftest."""
+"""Fixtures shared by the whole suite: trio's autojumping mock clock (its factory and the
+runner on it live in :mod:`tests.helpers`, beside the one factory of test-bot command lines),
+one headless Chromium per session (the viewer, report and golden tests drive it), a fresh blank
+page per test, and a screenshot of the page in test-artifacts/ when a test fails. Playwright's
+sync API allows one instance per thread, so the browser is defined here once, never again in a
+folder's conftest."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import trio.testing
 
+from tests import helpers
 from tests.view.browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ViewerPage
 
 try:
@@ -30,6 +34,12 @@ def pytest_runtest_makereport(
     report = yield
     item.stash.setdefault(_REPORTS, {})[report.when] = report
     return report
+
+
+@pytest.fixture
+def autojump_clock() -> trio.testing.MockClock:
+    """Trio's mock clock that jumps whenever every task sleeps (pass it as ``clock=``)."""
+    return helpers.autojump_clock()
 
 
 def _missing_browser() -> str | None:

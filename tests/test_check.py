@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -24,12 +23,13 @@ from arena.cli import main
 from arena.games.registry import get_game
 from arena.referee import failures as referee_failures
 from arena.referee import match as referee_match
+from tests.helpers import PY
+from tests.helpers import bot_command as bot
+from tests.helpers import player_command as player
 from tests.processes import live_processes_with
 
 ROOT = Path(__file__).resolve().parent.parent
-BOTS = Path(__file__).parent / "bots"
 SAMPLES = ROOT / "sample_bots"
-PY = shlex.quote(sys.executable)
 NODE = shutil.which("node")
 #: The move limit of the tests that expect a timeout (the sample bots answer in a few ms).
 FAST_MS = "300"
@@ -121,17 +121,6 @@ for line in sys.stdin.buffer:
 if mode == "stubborn":
     time.sleep(60)
 """
-
-
-def player(mode: str, at: int = 1, arg: str = "", marker: str = "") -> str:
-    """The command line of tests/bots/player.py misbehaving as ``mode`` at request ``at``."""
-    parts = [PY, shlex.quote(str(BOTS / "player.py")), mode, str(at), shlex.quote(arg)]
-    return " ".join([*parts, marker] if marker else parts)
-
-
-def bot(script: str, *args: str) -> str:
-    """The command line of another test bot in tests/bots/."""
-    return " ".join([PY, shlex.quote(str(BOTS / script)), *map(shlex.quote, args)])
 
 
 @pytest.fixture

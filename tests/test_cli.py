@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,15 +11,13 @@ import pytest
 
 from arena.cli import main
 from arena.replay import Action, Replay, read_replay
+from tests.helpers import bot_command
 from tests.processes import live_processes_with
-
-BOTS = Path(__file__).parent / "bots"
-PY = shlex.quote(sys.executable)
 
 
 def player(mode: str = "ok", at: int = 1) -> str:
-    """The command line of the test player bot."""
-    return f"{PY} {shlex.quote(str(BOTS / 'player.py'))} {mode} {at}"
+    """The command line of the test player bot (no argument after ``at``)."""
+    return bot_command("player.py", mode, str(at))
 
 
 def test_play_json_prints_exactly_one_result_object(

@@ -29,11 +29,10 @@ from arena.text import printable, shell_line
 from arena.tournament.entrants import scan
 from arena.tournament.live import PlainReporter, standings_table
 from arena.tournament.standings import BotStanding, Standings
+from tests.helpers import BOTS, PY
 from tests.processes import live_processes_with
 
 ROOT = Path(__file__).parents[1]
-BOTS = Path(__file__).parent / "bots"
-PY = shlex.quote(sys.executable)
 HOSTILE = f"{PY} {shlex.quote(str(BOTS / 'hostile_text.py'))}"
 PLAYER = f"{PY} {shlex.quote(str(BOTS / 'player.py'))} ok 1 ''"
 NAME = "evil\x1b[31m\r\x07[bold]x[/bold]"

@@ -24,8 +24,6 @@ from pathlib import Path
 
 import msgspec
 import pytest
-import trio
-import trio.testing
 
 from arena.cli import main
 from arena.games.matador import MATADOR, MatadorRules
@@ -43,6 +41,7 @@ from arena.view.terminal import (
     view_replay,
 )
 from protocol import messages as m
+from tests.helpers import run_on_mock_clock
 from tests.view import matches
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +83,7 @@ def play(scripts: list[Script], *, seed: int = 3, hands: int = 1) -> Replay:
     commands = [f"bot{i}" for i in range(len(scripts))]
     connect = scripted_connector(dict(zip(commands, scripts, strict=True)))
     run = functools.partial(play_match, config, commands, connect=connect)
-    return trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+    return run_on_mock_clock(run)
 
 
 @pytest.fixture(scope="module")

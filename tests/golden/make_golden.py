@@ -43,8 +43,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import trio
-import trio.testing
 
 from arena.games.match import MatchLength
 from arena.games.registry import GAMES
@@ -55,6 +53,7 @@ from arena.referee.framing import PREFIX_BYTES, LineTooLongError
 from arena.referee.match import MatchConfig, play_match
 from arena.replay import Action, Replay, Restart, Retirement, encode_replay
 from tests.golden.bots import scripted
+from tests.helpers import run_on_mock_clock
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "data" / "golden"
@@ -404,7 +403,7 @@ def play(case: Case) -> Replay:
     )
     scripts = {command: make() for command, make in zip(case.commands, case.bots, strict=True)}
     run = functools.partial(play_match, config, case.commands, connect=connector(scripts))
-    replay: Replay = trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+    replay: Replay = run_on_mock_clock(run)
     return normalise(replay)
 
 

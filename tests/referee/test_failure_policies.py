@@ -26,8 +26,8 @@ from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, play_match
 from arena.replay import Action, Replay, Restart, Retirement, Status
 from arena.verify import verify_replay
+from tests.helpers import player_command as player
 from tests.processes import live_processes_with
-from tests.referee.test_match_failures import player
 
 MOVE_MS = 300
 LENIENT = make_policy("lenient")

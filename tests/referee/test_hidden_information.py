@@ -50,9 +50,9 @@ from arena.referee.match import MatchConfig, play_match
 from arena.replay import Replay, Status
 from arena.replay_walk import WalkKind, walk_replay
 from arena.wire import move_from_wire
+from tests.helpers import BOTS, run_on_mock_clock
 from tests.processes import live_processes_with
 
-BOTS = Path(__file__).resolve().parents[1] / "bots"
 RECORDER = BOTS / "recorder.py"
 _spec = spec_from_file_location("recorder", RECORDER)
 assert _spec is not None
@@ -356,7 +356,7 @@ def play_scripted(
         for s, (mode, at, count) in enumerate(faults)
     }
     run = functools.partial(play_match, config, list(scripts), connect=scripted_connector(scripts))
-    replay: Replay = trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+    replay: Replay = run_on_mock_clock(run)
     return Played(replay, received, sent)
 
 

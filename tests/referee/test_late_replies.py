@@ -25,6 +25,7 @@ from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, play_match
 from arena.replay import Action, Replay, Status, decode_replay, encode_replay
 from arena.verify import verify_replay
+from tests.helpers import autojump_clock
 
 MOVE_MS = 100
 
@@ -86,7 +87,7 @@ def play(connect: object, seed: int = 21) -> Replay:
         length=MatchLength(target=None, hands=2),
         time=TimeLimits(startup_ms=1000, move_ms=MOVE_MS),
     )
-    clock = trio.testing.MockClock(autojump_threshold=0)
+    clock = autojump_clock()
     replay: Replay = trio.run(
         lambda: play_match(config, ["a", "b"], connect=connect),  # type: ignore[arg-type]
         clock=clock,

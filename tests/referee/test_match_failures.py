@@ -8,11 +8,8 @@ bot is left behind.
 
 from __future__ import annotations
 
-import shlex
-import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 import trio
@@ -23,25 +20,12 @@ from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, play_match
 from arena.replay import Action, Replay, Retirement, Status
 from arena.verify import verify_replay
+from tests.helpers import bot_command as bot
+from tests.helpers import player_command as player
 from tests.processes import live_processes_with
 
-BOTS = Path(__file__).parent.parent / "bots"
-PY = shlex.quote(sys.executable)
 MOVE_MS = 400
 MARGIN_S = 2.0  # process start-up, kill grace and scheduling on a loaded 2-core CI machine
-
-
-def player(mode: str, at: int = 1, arg: str = "", marker: str = "") -> str:
-    """The command line of tests/bots/player.py misbehaving as ``mode`` at request ``at``."""
-    parts = [PY, shlex.quote(str(BOTS / "player.py")), mode, str(at), shlex.quote(arg)]
-    if marker:
-        parts.append(marker)
-    return " ".join(parts)
-
-
-def bot(script: str, *args: str) -> str:
-    """The command line of another test bot in tests/bots/."""
-    return " ".join([PY, shlex.quote(str(BOTS / script)), *map(shlex.quote, args)])
 
 
 def play(

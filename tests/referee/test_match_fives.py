@@ -31,6 +31,7 @@ from arena.replay_walk import WalkKind, walk_replay
 from arena.verify import verify_replay
 from protocol.codec import decode_to_bot
 from protocol.messages import HandEnd, HandStart, Hello, MoveRequest
+from tests.helpers import run_on_mock_clock
 
 PLAYER = Path(__file__).resolve().parents[1] / "bots" / "player.py"
 #: With first-legal bots, seed 21's hand 3 is over at its opening: seat 0 starts it at 90 and
@@ -79,7 +80,7 @@ def play(
     )
     scripts = {f"bot{s}": recording_bot(f"bot{s}", logs[s], picks[s]) for s in (0, 1)}
     run = functools.partial(play_match, config, list(scripts), connect=scripted_connector(scripts))
-    replay: Replay = trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+    replay: Replay = run_on_mock_clock(run)
     return replay, logs
 
 

@@ -17,6 +17,7 @@ from arena.referee.match import MatchConfig, play_match
 from arena.referee.process import ExitStatus
 from arena.replay import Action, Replay, Status
 from arena.verify import verify_replay
+from tests.helpers import autojump_clock
 
 
 def first_legal(name: str, *, delay_at: int | None = None, delay: float = 0.0) -> Script:
@@ -54,7 +55,7 @@ def run(scripts: dict[str, Script], *, move_ms: int = 1000, bank_ms: int = 0) ->
         time=TimeLimits(startup_ms=1000, move_ms=move_ms, bank_ms=bank_ms),
     )
     connect = scripted_connector(scripts)
-    clock = trio.testing.MockClock(autojump_threshold=0)
+    clock = autojump_clock()
     replay: Replay = trio.run(
         lambda: play_match(config, list(scripts), connect=connect), clock=clock
     )
@@ -254,7 +255,7 @@ def test_a_reply_read_before_a_referee_stall_past_its_deadline_is_in_time() -> N
         stall_from = 3 if spec.command == "a" else None
         yield _StallingBot(first_legal(spec.command), stall_from, stall_s=0.5)
 
-    clock = trio.testing.MockClock(autojump_threshold=0)
+    clock = autojump_clock()
     replay: Replay = trio.run(lambda: play_match(config, ["a", "b"], connect=connect), clock=clock)
     assert [s.status for s in replay.seats] == [Status.OK, Status.OK]
     moves = [e for h in replay.hands for e in h.events if isinstance(e, Action) and e.seat == 0]

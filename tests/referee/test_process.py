@@ -26,20 +26,10 @@ from arena.referee.process import (
     ExitStatus,
     open_bot_process,
 )
-
-BOTS = Path(__file__).resolve().parent.parent / "bots"
+from tests.helpers import bot_argv as bot
+from tests.helpers import python_argv as python
 
 pytestmark = pytest.mark.timeout(30)
-
-
-def bot(name: str, *args: str) -> list[str]:
-    """Returns the argv that runs tests/bots/<name>.py with this interpreter."""
-    return [sys.executable, str(BOTS / f"{name}.py"), *args]
-
-
-def python(code: str) -> list[str]:
-    """Returns the argv that runs a one-off Python snippet as a bot."""
-    return [sys.executable, "-c", code]
 
 
 def run(fn: Callable[[], Awaitable[None]]) -> None:

@@ -22,6 +22,7 @@ from arena.referee.sandbox import (
     plan_sandbox,
 )
 from arena.referee.sandbox.cgroups import CGROUP_PREFIX
+from tests.helpers import bot_argv
 from tests.processes import live_processes_with
 
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -43,7 +44,7 @@ FAST = SandboxConfig(
 
 def bot(name: str, *args: str) -> list[str]:
     """Returns the argv that runs tests/sandbox/bots/<name>.py."""
-    return [PYTHON, str(BOTS / f"{name}.py"), *args]
+    return bot_argv(name, *args, folder=BOTS, python=PYTHON)
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,7 @@ from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.process import open_bot_process
 from arena.replay import Replay
+from tests.helpers import run_on_mock_clock
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYER = ROOT / "tests" / "bots" / "player.py"
@@ -91,7 +92,7 @@ def play_scripted(
     commands = [f"bot{i}" for i in range(len(scripts))]
     connect = scripted_connector(dict(zip(commands, scripts, strict=True)))
     run = functools.partial(play_match, config, commands, connect=connect)
-    return trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+    return run_on_mock_clock(run)
 
 
 def player_command(mode: str, at: int = 1, arg: str | None = None) -> str:

@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
-import trio.testing
 
 from arena.games.fives import FIVES, FivesRules
 from arena.games.match import MatchLength
@@ -24,6 +22,7 @@ from arena.referee.match import MatchConfig, play_match
 from arena.replay import Replay
 from arena.view import html
 from arena.view.steps import StepKind, build_steps
+from tests.helpers import run_on_mock_clock
 from tests.view.browser import ViewerPage
 
 
@@ -49,7 +48,7 @@ def play_fives(seed: int, rules: FivesRules) -> Replay:
     config = MatchConfig(game=FIVES, rules=rules, players=2, seed=seed, length=MatchLength())
     connect = scripted_connector({"a": picking("alpha", 0), "b": picking("beta", 99)})
     run = functools.partial(play_match, config, ["a", "b"], connect=connect)
-    replay: Replay = trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+    replay: Replay = run_on_mock_clock(run)
     return replay
 
 

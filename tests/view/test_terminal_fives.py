@@ -12,8 +12,6 @@ import io
 import json
 
 import pytest
-import trio
-import trio.testing
 
 from arena.games.fives import FIVES, FivesRules
 from arena.games.match import MatchLength
@@ -22,6 +20,7 @@ from arena.referee.match import MatchConfig, play_match
 from arena.replay import Replay
 from arena.view.steps import StepKind, build_steps, describe
 from arena.view.terminal import render_all, render_step, view_replay
+from tests.helpers import run_on_mock_clock
 
 
 def first_legal(name: str) -> Script:
@@ -45,7 +44,7 @@ def play_fives(seed: int, rules: FivesRules | None = None) -> Replay:
     )
     connect = scripted_connector({"a": first_legal("alpha"), "b": first_legal("beta")})
     run = functools.partial(play_match, config, ["a", "b"], connect=connect)
-    replay: Replay = trio.run(run, clock=trio.testing.MockClock(autojump_threshold=0))
+    replay: Replay = run_on_mock_clock(run)
     return replay
 
 
