@@ -1,7 +1,7 @@
 """The one factory for test bots run as real subprocesses, and the trio runner the suite
 repeats. Every test module takes its bot command lines from here (the root conftest re-exports
 the trio clock as a fixture); a bot's behaviour lives in its script under ``tests/bots/``
-(or ``tests/sandbox/bots/``), never in a copy of these helpers."""
+(or ``tests/referee/sandbox/bots/``), never in a copy of these helpers."""
 
 from __future__ import annotations
 

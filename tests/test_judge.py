@@ -1,7 +1,7 @@
 """The one judge of a bot's reply (arena/judge.py): every fault, from bytes alone, no process.
 
 The referee and ``arena check`` both call it; these tests pin what each fault carries (the
-referee's words are in the golden replays, the checker's in tests/test_check.py).
+referee's words are in the golden replays, the checker's in tests/check/test_check.py).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ import trio
 from arena.referee.sandbox import Capabilities, Mechanism, SandboxPlan, detect_capabilities
 from arena.tournament.entrants import Entrant, Excluded, discover, prepare
 from tests.processes import live_processes_with
-from tests.sandbox.conftest import PYTHON, make_plan, our_cgroups
+from tests.referee.sandbox.conftest import PYTHON, make_plan, our_cgroups
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -6,7 +6,7 @@ its halves; the other half faces outward. A player with no legal tile is skipped
 moves again. The hand ends when a player goes out (a domino) or neither can play (a block); the
 player with fewer pips in hand wins and scores the pips left in the loser's hand; equal pips
 score nothing. OpenSpiel's source (``open_spiel/python/games/block_dominoes.py``) is the
-reference, and ``tests/games/test_block_openspiel.py`` plays both engines side by side.
+reference, and ``tests/games/block/test_openspiel.py`` plays both engines side by side.
 
 Design choices:
 

@@ -44,7 +44,7 @@ from protocol import messages as m
 from tests.helpers import run_on_mock_clock
 from tests.view import matches
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def scripted_bot(name: str, *, fail_at: int | None = None, debug: str | None = None) -> Script:

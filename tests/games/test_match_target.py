@@ -24,7 +24,7 @@ from arena.games.tiles import ALL_TILES, Tile, make_tile
 
 _ENDS = {"w": "west", "e": "east", "n": "north", "s": "south"}
 
-#: No double dealt: A leads 3-6 and goes out on its sixth play (tests/games/test_fives_rules.py).
+#: No double dealt: A leads 3-6 and goes out on its sixth play (tests/games/fives/test_rules.py).
 DOMINO = (
     [(3, 6), (2, 5), (0, 1), (1, 4), (2, 4), (4, 5), (3, 5)],
     [(2, 6), (0, 3), (1, 5), (1, 2), (3, 4), (0, 5), (1, 6)],

@@ -28,7 +28,7 @@ from tests.helpers import bot_command as bot
 from tests.helpers import player_command as player
 from tests.processes import live_processes_with
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
 NODE = shutil.which("node")
 #: The move limit of the tests that expect a timeout (the sample bots answer in a few ms).

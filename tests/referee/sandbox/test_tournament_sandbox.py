@@ -22,7 +22,7 @@ from arena.tournament.settings import (
 )
 from tests.processes import live_processes_with
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PY = sys.executable
 
 

@@ -41,7 +41,7 @@ from tests.games.positions import (
 
 L = "left"
 R = "right"
-PERFT = Path(__file__).parent.parent / "data" / "perft.json"
+PERFT = Path(__file__).parents[2] / "data" / "perft.json"
 
 #: 2 players: seat 0 holds 6-6 and leads; no matador in either hand.
 HANDS_A = (

@@ -43,7 +43,7 @@ FAST = SandboxConfig(
 
 
 def bot(name: str, *args: str) -> list[str]:
-    """Returns the argv that runs tests/sandbox/bots/<name>.py."""
+    """Returns the argv that runs tests/referee/sandbox/bots/<name>.py."""
     return bot_argv(name, *args, folder=BOTS, python=PYTHON)
 
 

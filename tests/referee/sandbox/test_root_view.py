@@ -21,11 +21,11 @@ import trio
 
 from arena.referee.process import open_bot_process
 from arena.referee.sandbox import Capabilities, Mechanism, SandboxPathError
-from tests.sandbox.conftest import BOTS, PYTHON, make_plan, why_missing
+from tests.referee.sandbox.conftest import BOTS, PYTHON, make_plan, why_missing
 
 pytestmark = pytest.mark.timeout(180)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PY = sys.executable
 SPY = str(BOTS / "spy.py")
 NAMESPACED = [Mechanism.BWRAP, Mechanism.UNSHARE]

@@ -24,9 +24,9 @@ from arena.referee.sandbox import Capabilities, SandboxPlan, plan_sandbox
 from arena.replay import Replay, Status
 from arena.verify import verify_replay
 from tests.processes import live_processes_with
-from tests.sandbox.conftest import FAST, PYTHON, bot, our_cgroups
+from tests.referee.sandbox.conftest import FAST, PYTHON, bot, our_cgroups
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SAMPLES = REPO / "sample_bots"
 
 

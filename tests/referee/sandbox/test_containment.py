@@ -39,8 +39,10 @@ from arena.referee.sandbox import (
     detect_capabilities,
     plan_sandbox,
 )
+from tests.helpers import BOTS as TEST_BOTS
+from tests.helpers import REPO
 from tests.processes import live_processes_with
-from tests.sandbox.conftest import (
+from tests.referee.sandbox.conftest import (
     BOTS,
     FAST,
     PYTHON,
@@ -603,7 +605,7 @@ def test_bot_outlives_the_thread_that_could_have_spawned_it(
         pytest.skip("this trio has no IDLE_TIMEOUT to shorten")
     monkeypatch.setattr(thread_cache, "IDLE_TIMEOUT", 0.05)
     plan = make_plan(capabilities, mechanism)
-    echo = [PYTHON, str(BOTS.parent.parent / "bots" / "echo.py"), marker]  # answers marker
+    echo = [PYTHON, str(TEST_BOTS / "echo.py"), marker]  # answers marker
 
     async def body() -> None:
         async with open_bot_process(echo, sandbox=plan) as proc:
@@ -626,7 +628,7 @@ def test_sample_bots_play_a_whole_match_in_the_sandbox(capabilities: Capabilitie
     from arena.referee.clock import TimeLimits
     from arena.referee.match import MatchConfig, play_match
 
-    repo = BOTS.parents[2]
+    repo = REPO
     plan = plan_sandbox(
         dataclasses.replace(FAST, cpu_seconds=30, read_only_paths=(str(repo / "protocol"),)),
         capabilities,

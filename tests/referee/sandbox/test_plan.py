@@ -304,7 +304,7 @@ def test_detection_describes_every_mechanism(capabilities: Capabilities) -> None
 
 def test_security_doc_lists_every_default() -> None:
     """docs/security.md's defaults table names every SandboxConfig field with its default."""
-    text = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text()
+    text = (Path(__file__).resolve().parents[3] / "docs" / "security.md").read_text()
     section = text.split("## Defaults", 1)[1].split("\n## ", 1)[0]
     documented: dict[str, str] = {}
     for row in section.splitlines():
