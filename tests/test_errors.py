@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 import trio
 
+import arena.cli
 from arena.check import Launcher, check_bot
+from arena.cli.errors import UsageError
 from arena.errors import (
     ArenaError,
     BotCommandError,
@@ -24,6 +26,7 @@ from arena.errors import (
 from arena.out_paths import OutputPathError
 from arena.referee import framing, process
 from arena.referee.process import BotProcess, open_bot_process
+from arena.referee.sandbox import SandboxError, SandboxPathError
 from arena.replay import ReplayError
 from arena.replay_settings import ReplaySettingsError
 from arena.tournament.entrants import EntrantError
@@ -44,11 +47,27 @@ SAMPLE = Path(__file__).resolve().parent.parent / "sample_bots" / "random_bot.py
         SessionError,
         StoreError,
         DiskFullError,
+        SandboxError,
+        SandboxPathError,
+        UsageError,
     ],
 )
 def test_every_error_a_person_fixes_is_an_arena_error(error: type[Exception]) -> None:
     assert issubclass(error, ArenaError)
     assert not issubclass(error, BotIOError)
+
+
+def test_the_cli_says_any_arena_error_in_one_line_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An ArenaError out of a handler is caught once, in main: its message, exit 2."""
+
+    def damaged(args: object) -> int:
+        raise StoreError("'t.db' is damaged")
+
+    monkeypatch.setitem(arena.cli._HANDLERS, "schema", damaged)
+    assert arena.cli.main(["schema"]) == 2
+    assert capsys.readouterr().err == "arena schema: error: 't.db' is damaged\n"
 
 
 @pytest.mark.parametrize("error", [BotEOFError, BotGoneError, LineTooLongError, OutputLimitError])

@@ -77,16 +77,10 @@ class Launcher:
             when it cannot); leaving the context stops its whole process group. Its line I/O
             raises the `arena.errors.BotIOError` family, which the checker catches itself.
         close_input: closes the bot's stdin and nothing else (the stop test).
-        command_error, eof_error, gone_error, line_too_long_error: ignored (the checker
-            catches `arena.errors`' classes); kept only until the CLI stops passing them.
     """
 
     open: Callable[[str], AbstractAsyncContextManager[BotLink]]
     close_input: Callable[[BotLink], None]
-    command_error: type[Exception] | None = None
-    eof_error: type[Exception] | None = None
-    gone_error: type[Exception] | None = None
-    line_too_long_error: type[Exception] | None = None
 
 
 # -- results --------------------------------------------------------------------------------------

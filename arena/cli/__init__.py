@@ -20,7 +20,7 @@ from arena.cli.play import _play, _rematch
 from arena.cli.reading import _report, _schema, _standings, _verify, _view
 from arena.cli.sprt import _sprt
 from arena.cli.tournament import _tournament
-from arena.out_paths import OutputPathError
+from arena.errors import ArenaError
 from arena.stop_signals import exit_code as _stopped_exit_code
 from arena.stop_signals import install as _install_stop_signals
 from arena.stop_signals import mute_output as _mute_output
@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _HANDLERS[args.command](args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
         return code
-    except (UsageError, OutputPathError) as error:
+    except ArenaError as error:  # UsageError, a bad file, flag, command or database: one line
         print(f"arena {args.command}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -9,7 +9,6 @@ import json
 from arena.cli.errors import EXIT_FAILED, EXIT_OK
 from arena.cli.inputs import _check_bot_command
 from arena.cli.sandbox import _sandbox_config, _sandbox_plan
-from arena.referee.commands import BotCommandError
 from arena.stop_signals import run as _run_stoppable
 
 
@@ -24,8 +23,7 @@ def _check(args: argparse.Namespace) -> int:
         step_lines,
         summary,
     )
-    from arena.referee.framing import LineTooLongError
-    from arena.referee.process import BotEOFError, BotGoneError, BotProcess, open_bot_process
+    from arena.referee.process import BotProcess, open_bot_process
 
     _check_bot_command(args.bot)
     plan = _sandbox_plan(_sandbox_config(args), "arena check")
@@ -40,10 +38,6 @@ def _check(args: argparse.Namespace) -> int:
         if plan is None
         else functools.partial(open_bot_process, sandbox=plan),
         close_input=close_input,
-        command_error=BotCommandError,
-        eof_error=BotEOFError,
-        gone_error=BotGoneError,
-        line_too_long_error=LineTooLongError,
     )
 
     def show(step: StepResult) -> None:

@@ -12,6 +12,8 @@ import os
 import traceback
 from typing import NoReturn
 
+from arena.errors import ArenaError
+
 #: Set (to anything but empty or 0) to print the traceback of an internal error.
 DEBUG_VARIABLE = "ARENA_DEBUG"
 
@@ -43,5 +45,5 @@ def internal_error(where: str, error: BaseException) -> str:
     )
 
 
-class UsageError(Exception):
+class UsageError(ArenaError):
     """A mistake in how the command was called; the message says which."""

@@ -7,18 +7,15 @@ from pathlib import Path
 
 from arena.cli.errors import UsageError
 from arena.out_paths import Output, prepare_outputs
-from arena.referee.commands import BotCommandError, parse_command
-from arena.replay import Replay, ReplayError, read_replay
+from arena.referee.commands import parse_command
+from arena.replay import Replay, read_replay
 
 _SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".lua", ".php")
 
 
 def _check_bot_command(command: str) -> None:
     """Refuse, before any match starts, a bot command that cannot possibly run."""
-    try:
-        argv = parse_command(command)
-    except BotCommandError as error:
-        raise UsageError(str(error)) from None
+    argv = parse_command(command)  # a BotCommandError is an ArenaError: main says it, exit 2
     for arg in argv[1:]:
         if arg.endswith(_SCRIPT_SUFFIXES) and not arg.startswith("-") and not os.path.exists(arg):
             raise UsageError(f"bot command {command!r}: file {arg!r} not found")
@@ -30,7 +27,4 @@ def _check_replay_path(path: Path) -> None:
 
 
 def _read(path: Path) -> Replay:
-    try:
-        return read_replay(path)
-    except ReplayError as error:
-        raise UsageError(str(error)) from None
+    return read_replay(path)  # a ReplayError is an ArenaError: main says it, exit 2

@@ -80,18 +80,14 @@ def _schema(args: argparse.Namespace) -> int:
 
 def _standings(args: argparse.Namespace) -> int:
     from arena.tournament.report import standings_csv, standings_document, standings_text
-    from arena.tournament.store import StoreError
 
-    with _reading(args.db) as store:
-        try:
-            if args.json:
-                text = json.dumps(standings_document(store), indent=2) + "\n"
-            elif args.csv:
-                text = standings_csv(store)
-            else:
-                text = standings_text(store) + "\n"
-        except StoreError as error:  # damage found while reading the rows
-            raise UsageError(str(error)) from None
+    with _reading(args.db) as store:  # a StoreError (damaged rows) is an ArenaError: exit 2
+        if args.json:
+            text = json.dumps(standings_document(store), indent=2) + "\n"
+        elif args.csv:
+            text = standings_csv(store)
+        else:
+            text = standings_text(store) + "\n"
     sys.stdout.write(text)
     return EXIT_OK
 
@@ -99,20 +95,15 @@ def _standings(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def _reading(db: Path) -> Iterator[Store]:
     """The tournament database ``db``, opened read-only (a usage error names what is wrong)."""
-    from arena.tournament.store import Store, StoreError
+    from arena.tournament.store import Store
 
     if not db.exists():
         raise UsageError(f"no tournament database at {str(db)!r}")
-    try:
-        store = Store(db, read_only=True)
-    except StoreError as error:
-        raise UsageError(str(error)) from None
+    store = Store(db, read_only=True)  # a StoreError is an ArenaError: main says it, exit 2
     try:
         if store.config() is None:
             raise UsageError(f"{str(db)!r} holds no tournament")
         yield store
-    except StoreError as error:
-        raise UsageError(str(error)) from None
     finally:
         store.close()
 

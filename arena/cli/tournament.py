@@ -59,15 +59,11 @@ def _tournament_settings(args: argparse.Namespace, seed: int) -> TournamentSetti
 
 def _resume_differences(args: argparse.Namespace, opened: Opened, out_dir: Path) -> list[str]:
     """How the flags and bots given differ from the tournament being resumed."""
-    from arena.tournament.entrants import EntrantError
     from arena.tournament.resume import given_flags, resume_differences
 
     given = given_flags(_build_parser(), getattr(args, "argv", sys.argv[1:]), args.bots)
     rules = rule_flag_dests()
-    try:
-        return resume_differences(args, given, opened, out_dir, _tournament_settings, rules)
-    except EntrantError as error:
-        raise UsageError(str(error)) from None
+    return resume_differences(args, given, opened, out_dir, _tournament_settings, rules)
 
 
 def _resume(
@@ -76,19 +72,15 @@ def _resume(
     """Open the tournament to resume, check it is the one the flags ask for, and build and
     check its bots again: the opened tournament, its database and its out folder."""
     from arena.tournament.resume import stored_out_dir
-    from arena.tournament.session import SessionError, open_existing, recheck_bots
+    from arena.tournament.session import open_existing, recheck_bots
     from arena.tournament.settings import run_outputs, sandbox_from_dict
-    from arena.tournament.store import StoreError
 
     db = args.db or (args.out / "tournament.db" if args.out else None)
     if db is None:
         raise UsageError("--resume needs the tournament's --db (or its --out folder)")
     if args.events is not None:  # checked before the database is opened, as for a new run
         check_output(Output(args.events, "--events"))
-    try:
-        opened = open_existing(db)
-    except SessionError as error:
-        raise UsageError(str(error)) from None
+    opened = open_existing(db)
     try:
         out_dir = stored_out_dir(opened.store) or args.out or db.parent
         differences = _resume_differences(args, opened, out_dir)
@@ -108,24 +100,19 @@ def _resume(
         )
         print("Checking the bots again (build and handshake) ...", flush=True)
         recheck_bots(opened, build_timeout_s=args.build_timeout, sandbox=plan)
-    except (SessionError, StoreError) as error:
-        opened.store.close()
-        raise UsageError(str(error)) from None
-    except BaseException:
+    except BaseException:  # a SessionError or StoreError too: main says it (exit 2)
         opened.store.close()
         raise
     return opened, db, out_dir
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from arena.tournament.entrants import EntrantError
     from arena.tournament.live import LiveReporter, PlainReporter, Reporter
     from arena.tournament.report import final_report
     from arena.tournament.runner import RunOptions, TournamentError
-    from arena.tournament.session import SessionError, open_new
+    from arena.tournament.session import open_new
     from arena.tournament.session import run as run_session
     from arena.tournament.settings import run_outputs, sandbox_from_dict
-    from arena.tournament.store import StoreError
 
     outputs = functools.partial(
         tournament_outputs, out_given=args.out is not None, db_given=args.db is not None
@@ -152,17 +139,14 @@ def _tournament(args: argparse.Namespace) -> int:
             run_outputs(out_dir, db, args.events),
         )
         print(f"Tournament seed {seed}: checking {len(args.bots)} bot argument(s) ...", flush=True)
-        try:
-            opened = open_new(
-                args.bots,
-                settings,
-                db,
-                build_timeout_s=args.build_timeout,
-                sandbox=plan,
-                out_dir=out_dir,
-            )
-        except (EntrantError, SessionError) as error:
-            raise UsageError(str(error)) from None
+        opened = open_new(  # an EntrantError or SessionError is an ArenaError: exit 2
+            args.bots,
+            settings,
+            db,
+            build_timeout_s=args.build_timeout,
+            sandbox=plan,
+            out_dir=out_dir,
+        )
         for line in opened.skipped:
             print(f"  skipped {line}")
         for excluded in opened.excluded:
@@ -192,8 +176,6 @@ def _tournament(args: argparse.Namespace) -> int:
     except TournamentError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_FAILED
-    except StoreError as error:  # a full disk: what is recorded is kept
-        raise UsageError(str(error)) from None
     report = _write_report(opened.store, out_dir / "report.html", "arena tournament")
     where = None if report is None else report.path
     print(final_report(opened.store, summary.standings, out_dir, db, report=where))

@@ -7,13 +7,16 @@ import enum
 from dataclasses import dataclass
 from typing import Literal
 
+from arena.errors import ArenaError
+
 MB = 1 << 20
 NOBODY = 65534
 """The uid and gid bots run as when the referee is root (Debian's ``nobody``/``nogroup``)."""
 
 
-class SandboxError(Exception):
-    """The sandbox cannot be set up: a forced mechanism is missing, or a cgroup cannot be made."""
+class SandboxError(ArenaError):
+    """The sandbox cannot be set up: a forced mechanism is missing, or a cgroup cannot be made
+    (an :class:`ArenaError`: the person running the arena fixes it; the CLI exits with 2)."""
 
 
 class SandboxPathError(SandboxError):
