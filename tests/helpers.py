@@ -39,7 +39,7 @@ def bot_command(script: str, *args: str) -> str:
     return " ".join([PY, shlex.quote(str(BOTS / script)), *map(shlex.quote, args)])
 
 
-def player_command(mode: str, at: int = 1, arg: str = "", marker: str = "") -> str:
+def player_command(mode: str = "ok", at: int = 1, arg: str = "", marker: str = "") -> str:
     """The command line of tests/bots/player.py misbehaving as ``mode`` at request ``at``."""
     parts = [PY, shlex.quote(str(BOTS / "player.py")), mode, str(at), shlex.quote(arg)]
     return " ".join([*parts, marker] if marker else parts)

@@ -20,13 +20,8 @@ from arena.cli import main
 from arena.failure_report import bundle_path, write_failure_bundle
 from arena.failure_text import wire_move_text
 from arena.replay import Action, Replay, read_replay
-
-BOTS = Path(__file__).parent / "bots"
-PY = shlex.quote(sys.executable)
-
-
-def player(mode: str = "ok", at: int = 1, arg: str = "") -> str:
-    return f"{PY} {shlex.quote(str(BOTS / 'player.py'))} {mode} {at} {shlex.quote(arg)}"
+from tests.helpers import PY
+from tests.helpers import player_command as player
 
 
 def moves(replay: Replay) -> list[tuple[int, object]]:

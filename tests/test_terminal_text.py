@@ -29,12 +29,12 @@ from arena.text import printable, shell_line
 from arena.tournament.entrants import scan
 from arena.tournament.live import PlainReporter, standings_table
 from arena.tournament.standings import BotStanding, Standings
-from tests.helpers import BOTS, PY
+from tests.helpers import bot_command, player_command
 from tests.processes import live_processes_with
 
 ROOT = Path(__file__).parents[1]
-HOSTILE = f"{PY} {shlex.quote(str(BOTS / 'hostile_text.py'))}"
-PLAYER = f"{PY} {shlex.quote(str(BOTS / 'player.py'))} ok 1 ''"
+HOSTILE = bot_command("hostile_text.py")
+PLAYER = player_command("ok")
 NAME = "evil\x1b[31m\r\x07[bold]x[/bold]"
 #: Every control character but the newline: none may reach a terminal from a bot.
 RAW = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
