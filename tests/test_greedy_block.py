@@ -12,8 +12,16 @@ from arena.games.block import PLUGIN, deal, start_hand
 from arena.wire import move_request, rules_to_wire
 from protocol import Event, Hello, MatchLength, MoveRequest, Pass, TimeControl, WireMove, as_reply
 from protocol.messages import PROTOCOL_VERSION
-from tests.test_sample_bots import BOT_DIR, GREEDY_BOTS, NODE, match_end, needs_node, p, request
-from tests.test_sample_bots import run_bot
+from tests.test_sample_bots import (
+    BOT_DIR,
+    GREEDY_BOTS,
+    NODE,
+    match_end,
+    needs_node,
+    p,
+    request,
+    run_bot,
+)
 
 
 def block_hello() -> Hello:

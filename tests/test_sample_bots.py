@@ -53,7 +53,6 @@ from protocol import (
     as_reply,
 )
 from protocol.codec import decode_from_bot, encode
-from protocol.messages import MAX_DEBUG_CHARS
 
 REPO = Path(__file__).resolve().parent.parent
 BOT_DIR = REPO / "sample_bots"
