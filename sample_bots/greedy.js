@@ -8,18 +8,20 @@
 // information. Log to stderr only: stdout is for protocol messages.
 //
 // Strategy in Matador, decided from the "request" message alone:
-//   1. play the heaviest ordinary (non-matador) tile among the legal plays;
-//   2. otherwise draw, if drawing is legal (matadors 0-0, 6-1, 5-2, 4-3 are kept for later);
-//   3. otherwise play a matador, leaving the hardest end: blank (out 0) if possible, else the
-//      lowest value, preferring not to cover a blank end;
-//   4. otherwise pass (then PASS is the only legal move).
+//   1. play an ordinary (non-matador) tile if one fits: matadors (0-0, 6-1, 5-2, 4-3) are kept
+//      for the ends nothing else fits. Among them, shed the most: the pips, a bonus for a
+//      double (it fits one value only), a bonus for leaving an end the opponents cannot
+//      answer: blank, or open when an opponent drew or passed (shownVoid reads the history);
+//   2. otherwise play a matador rather than draw (drawing goes on until a tile fits), leaving
+//      the hardest end: one they cannot answer, else blank, else the lowest value;
+//   3. otherwise draw or pass, the only legal move then.
 // Strategy in Fives (hello.game is "fives"):
 //   1. play the move that scores the most (the count of the open ends after it, worked out
 //      from the request's layout, spinner and arms, when it is a positive multiple of five);
-//      among equal scores, the heaviest tile, as in Matador;
+//      among equal scores, the heaviest tile;
 //   2. otherwise draw or pass, the only legal move then.
-// Strategy in Block (hello.game is "block"): play the heaviest playable tile; otherwise pass,
-// the only legal move then.
+// Strategy in Block (hello.game is "block"): shed the most, as in Matador's step 1; otherwise
+// pass, the only legal move then.
 // Ties are broken deterministically.
 //
 // Run: node sample_bots/greedy.js

@@ -3,21 +3,24 @@
 
 Strategy in Matador, decided from the ``request`` message alone:
 
-1. Play the heaviest ordinary (non-matador) tile among the legal plays, to shed pips.
-2. Otherwise draw, if drawing is legal: matadors (0-0, 6-1, 5-2, 4-3) are kept for later.
-3. Otherwise play a matador, choosing the tile, end and orientation that leave the hardest
-   end for the opponents: a blank end (out 0) if possible, else the lowest value.
-4. Otherwise pass (then PASS is the only legal move).
+1. Play an ordinary (non-matador) tile if one fits: matadors (0-0, 6-1, 5-2, 4-3) are kept for
+   the ends nothing else fits. Among them, shed the most: the pips (a block is won by the
+   lighter hand), a bonus for a double (it fits one value only), and a bonus for leaving an end
+   the opponents cannot answer: a blank (only a matador takes it), or a value that was open
+   when an opponent drew or passed (``shown_void`` replays the public ``history``).
+2. Otherwise play a matador rather than draw (drawing goes on until a tile fits, and fills the
+   hand), leaving the hardest end: one they cannot answer, else blank, else the lowest value.
+3. Otherwise draw or pass, the only legal move then.
 
 Strategy in Fives (``hello.game == "fives"``):
 
 1. Play the move that scores the most: the count of the open ends after it (worked out from
    the request's ``layout``, ``spinner`` and ``arms``, rules.md 2.5) when it is a positive multiple
-   of five; among equal scores, the heaviest tile, as in Matador.
+   of five; among equal scores, the heaviest tile.
 2. Otherwise (no play) draw or pass: the only legal move then.
 
-Strategy in Block (``hello.game == "block"``): play the heaviest playable tile (most pips,
-to shed them: the lighter hand wins a blocked hand); otherwise pass, the only legal move then.
+Strategy in Block (``hello.game == "block"``): shed the most, as in Matador's step 1 (pips, a
+bonus for a double, a bonus for an end the opponent passed on); otherwise pass.
 
 Ties are broken deterministically, so the bot plays the same moves in the same positions.
 ``sample_bots/greedy.js`` is the same bot in JavaScript.
