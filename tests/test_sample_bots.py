@@ -556,7 +556,7 @@ def test_greedy_py_runs_without_the_package_installed(tmp_path: Path) -> None:
     assert b"No module named 'protocol'" in probe.stderr
     run = run_bot([sys.executable, "-c", hide], [hello(), HEAVIEST, match_end()], cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert [m.move for m in run.moves()] == [as_reply(p(5, 6, "left", 5))]
+    assert [m.move for m in run.moves()] == [as_reply(p(0, 6, "left", 0))]
 
 
 # -- real matches through the referee ----------------------------------------------------------
