@@ -10,7 +10,17 @@ import pytest
 
 from arena.games.block import PLUGIN, deal, start_hand
 from arena.wire import move_request, rules_to_wire
-from protocol import Event, Hello, MatchLength, MoveRequest, Pass, TimeControl, WireMove, as_reply
+from protocol import (
+    Event,
+    Hello,
+    MatchLength,
+    MoveRequest,
+    Pass,
+    ReplyMove,
+    TimeControl,
+    WireMove,
+    as_reply,
+)
 from protocol.messages import PROTOCOL_VERSION
 from tests.test_sample_bots import (
     BOT_DIR,
@@ -92,6 +102,7 @@ def _block_requests(count: int, seed: int) -> list[MoveRequest]:
     while len(requests) < count:
         hand = start_hand(rules, 2, deal(rules, 2, deal_seed))
         while hand.outcome() is None and len(requests) < count:
+            assert hand.to_move is not None
             view = hand.view(hand.to_move)
             requests.append(move_request(view, len(requests), 1, 1000, 0))
             hand = hand.apply(rng.choice(view.legal))
@@ -106,7 +117,7 @@ def test_greedy_py_and_js_agree_on_block_positions() -> None:
     requests = _block_requests(300, seed=5)
     assert any(event.move == Pass() for r in requests for event in r.history)
 
-    def replies(command: list[str]) -> list[tuple[object, str]]:
+    def replies(command: list[str]) -> list[tuple[ReplyMove, str | None]]:
         run = run_bot(command, [block_hello(), *requests, match_end()])
         assert run.returncode == 0, run.stderr
         return [(r.move, r.debug) for r in run.moves()]
