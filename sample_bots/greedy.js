@@ -8,18 +8,20 @@
 // information. Log to stderr only: stdout is for protocol messages.
 //
 // Strategy in Matador, decided from the "request" message alone:
-//   1. play the heaviest ordinary (non-matador) tile among the legal plays;
-//   2. otherwise draw, if drawing is legal (matadors 0-0, 6-1, 5-2, 4-3 are kept for later);
-//   3. otherwise play a matador, leaving the hardest end: blank (out 0) if possible, else the
-//      lowest value, preferring not to cover a blank end;
-//   4. otherwise pass (then PASS is the only legal move).
+//   1. play an ordinary (non-matador) tile if one fits: matadors (0-0, 6-1, 5-2, 4-3) are kept
+//      for the ends nothing else fits. Among them, shed the most: the pips, a bonus for a
+//      double (it fits one value only), a bonus for leaving an end the opponents cannot
+//      answer: blank, or open when an opponent drew or passed (shownVoid reads the history);
+//   2. otherwise play a matador rather than draw (drawing goes on until a tile fits), leaving
+//      the hardest end: one they cannot answer, else blank, else the lowest value;
+//   3. otherwise draw or pass, the only legal move then.
 // Strategy in Fives (hello.game is "fives"):
 //   1. play the move that scores the most (the count of the open ends after it, worked out
 //      from the request's layout, spinner and arms, when it is a positive multiple of five);
-//      among equal scores, the heaviest tile, as in Matador;
+//      among equal scores, the heaviest tile;
 //   2. otherwise draw or pass, the only legal move then.
-// Strategy in Block (hello.game is "block"): play the heaviest playable tile; otherwise pass,
-// the only legal move then.
+// Strategy in Block (hello.game is "block"): shed the most, as in Matador's step 1; otherwise
+// pass, the only legal move then.
 // Ties are broken deterministically.
 //
 // Run: node sample_bots/greedy.js
@@ -150,12 +152,43 @@ function chooseFives(request) {
   return [best, `no score: heaviest ${where} (${pips(best.tile)} pips)`];
 }
 
-/** The greedy Block move: the heaviest playable tile (no tile is special), else pass. */
+/** End values some opponent has shown it cannot answer: the ends open when it drew or
+ * passed (it held no ordinary tile for them then). Replays the public history from the lead. */
+function shownVoid(request) {
+  let ends = {};
+  const voids = new Set();
+  for (const event of request.history) {
+    const move = event.move;
+    if (move.action === "play") {
+      if (move.end === null || move.end === undefined) {
+        // the lead opens both halves: left the low, right the high
+        ends = { left: Math.min(...move.tile), right: Math.max(...move.tile) };
+      } else {
+        ends[move.end] = move.out;
+      }
+    } else if (event.seat !== request.seat) {
+      for (const value of Object.values(ends)) voids.add(value); // an opponent drew or passed
+    }
+  }
+  return voids;
+}
+
+/** How much we like a play: its pips (a lighter hand wins a block), a bonus for a double (it
+ * fits only one value, the hardest tile to get rid of later), and a bonus for leaving an end
+ * in `hard` (one the opponents cannot answer). */
+function shedValue(play, hard) {
+  const double = play.tile[0] === play.tile[1] ? 1 : 0;
+  return pips(play.tile) + 4 * double + 8 * (hard.has(play.out) ? 1 : 0);
+}
+
+/** The greedy Block move: shed the most (heavy tiles, doubles, ends the opponent lacks). */
 function chooseBlock(request) {
   const plays = request.legal.filter((move) => move.action === "play");
   if (plays.length === 0) return [request.legal[0], "nothing to play: pass"];
-  const best = minBy(plays, heaviestKey);
-  return [best, `heaviest ${tileName(best.tile)} (${pips(best.tile)} pips)`];
+  const hard = shownVoid(request);
+  const best = minBy(plays, (play) => [-shedValue(play, hard), ...heaviestKey(play)]);
+  const note = `shed ${tileName(best.tile)}, ${best.out} out`;
+  return [best, note + (hard.has(best.out) ? " (they lack it)" : "")];
 }
 
 /** The greedy move for a request, and a short note on why (kept in the replay). */
@@ -163,23 +196,27 @@ function choose(request, game) {
   if (game === "fives") return chooseFives(request);
   if (game === "block") return chooseBlock(request);
   const plays = request.legal.filter((move) => move.action === "play");
+  if (plays.length === 0) {
+    const only = request.legal[0]; // DRAW or PASS is then the only legal move
+    return [only, "nothing to play: " + only.action];
+  }
+  // A blank end takes only a matador; a void end, nothing the opponents hold.
+  const hard = shownVoid(request).add(0);
   const ordinary = plays.filter((play) => !isMatador(play.tile));
   if (ordinary.length > 0) {
-    const best = minBy(ordinary, heaviestKey);
-    return [best, `heaviest ${tileName(best.tile)} (${pips(best.tile)} pips)`];
+    // keep the matadors for the ends nothing else fits
+    const best = minBy(ordinary, (play) => [-shedValue(play, hard), ...heaviestKey(play)]);
+    const note = `shed ${tileName(best.tile)}, ${best.out} out`;
+    return [best, note + (hard.has(best.out) ? " (hard for them)" : "")];
   }
-  const draw = request.legal.find((move) => move.action === "draw");
-  if (draw !== undefined) {
-    const kept = [...new Set(plays.map((play) => tileName(play.tile)))].sort();
-    const why = kept.length > 0 ? `keeping matador ${kept.join(", ")}` : "nothing to play";
-    return [draw, `draw (${why})`];
-  }
-  if (plays.length > 0) {
-    const best = minBy(plays, (play) => matadorKey(play, request.ends));
-    const where = best.end === null ? "lead" : `on ${best.end}`;
-    return [best, `matador ${tileName(best.tile)} ${where}, ${best.out} out`];
-  }
-  return [request.legal[0], "nothing to play: pass"]; // PASS is then the only legal move
+  // Only matadors fit. Drawing instead would fill the hand until a tile fits (and a matador
+  // costs 7 pips at a block): play it, leaving the hardest end.
+  const best = minBy(plays, (play) => [
+    hard.has(play.out) ? 0 : 1,
+    ...matadorKey(play, request.ends),
+  ]);
+  const where = best.end === null ? "lead" : `on ${best.end}`;
+  return [best, `matador ${tileName(best.tile)} ${where}, ${best.out} out`];
 }
 
 // process.stdout.write is asynchronous for pipes on some platforms: an exit right after a

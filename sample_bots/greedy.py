@@ -3,21 +3,24 @@
 
 Strategy in Matador, decided from the ``request`` message alone:
 
-1. Play the heaviest ordinary (non-matador) tile among the legal plays, to shed pips.
-2. Otherwise draw, if drawing is legal: matadors (0-0, 6-1, 5-2, 4-3) are kept for later.
-3. Otherwise play a matador, choosing the tile, end and orientation that leave the hardest
-   end for the opponents: a blank end (out 0) if possible, else the lowest value.
-4. Otherwise pass (then PASS is the only legal move).
+1. Play an ordinary (non-matador) tile if one fits: matadors (0-0, 6-1, 5-2, 4-3) are kept for
+   the ends nothing else fits. Among them, shed the most: the pips (a block is won by the
+   lighter hand), a bonus for a double (it fits one value only), and a bonus for leaving an end
+   the opponents cannot answer: a blank (only a matador takes it), or a value that was open
+   when an opponent drew or passed (``shown_void`` replays the public ``history``).
+2. Otherwise play a matador rather than draw (drawing goes on until a tile fits, and fills the
+   hand), leaving the hardest end: one they cannot answer, else blank, else the lowest value.
+3. Otherwise draw or pass, the only legal move then.
 
 Strategy in Fives (``hello.game == "fives"``):
 
 1. Play the move that scores the most: the count of the open ends after it (worked out from
    the request's ``layout``, ``spinner`` and ``arms``, rules.md 2.5) when it is a positive multiple
-   of five; among equal scores, the heaviest tile, as in Matador.
+   of five; among equal scores, the heaviest tile.
 2. Otherwise (no play) draw or pass: the only legal move then.
 
-Strategy in Block (``hello.game == "block"``): play the heaviest playable tile (most pips,
-to shed them: the lighter hand wins a blocked hand); otherwise pass, the only legal move then.
+Strategy in Block (``hello.game == "block"``): shed the most, as in Matador's step 1 (pips, a
+bonus for a double, a bonus for an end the opponent passed on); otherwise pass.
 
 Ties are broken deterministically, so the bot plays the same moves in the same positions.
 ``sample_bots/greedy.js`` is the same bot in JavaScript.
@@ -167,13 +170,41 @@ def choose_fives(request: MoveRequest) -> tuple[WireMove, str]:
     return best, f"no score: heaviest {where} ({sum(best.tile)} pips)"
 
 
+def shown_void(request: MoveRequest) -> set[int]:
+    """End values some opponent has shown it cannot answer: the ends open when it drew or
+    passed (it held no ordinary tile for them then). Replays the public history from the lead."""
+    ends: dict[str, int] = {}
+    void: set[int] = set()
+    for event in request.history:
+        move = event.move
+        if isinstance(move, Play):
+            if move.end is None:  # the lead opens both halves: left the low, right the high
+                ends = {"left": min(move.tile), "right": max(move.tile)}
+            else:
+                ends[move.end] = move.out
+        elif event.seat != request.seat:  # a draw or a pass by an opponent
+            void.update(ends.values())
+    return void
+
+
+def shed_value(play: Play, hard: set[int]) -> int:
+    """How much we like a play: its pips (a lighter hand wins a block), a bonus for a double
+    (a double fits only one value, so it is the hardest tile to get rid of later), and a bonus
+    for leaving an end in ``hard`` (one the opponents cannot answer)."""
+    double = play.tile[0] == play.tile[1]
+    return sum(play.tile) + 4 * double + 8 * (play.out in hard)
+
+
 def choose_block(request: MoveRequest) -> tuple[WireMove, str]:
-    """The greedy Block move: the heaviest playable tile (no tile is special), else pass."""
+    """The greedy Block move: shed the most (heavy tiles, doubles, ends the opponent lacks)."""
     plays = [move for move in request.legal if isinstance(move, Play)]
     if not plays:
         return request.legal[0], "nothing to play: pass"  # PASS is then the only legal move
-    best = min(plays, key=heaviest_key)
-    return best, f"heaviest {tile_name(best.tile)} ({sum(best.tile)} pips)"
+    hard = shown_void(request)
+    best = min(plays, key=lambda play: (-shed_value(play, hard), *heaviest_key(play)))
+    return best, f"shed {tile_name(best.tile)}, {best.out} out" + (
+        " (they lack it)" if best.out in hard else ""
+    )
 
 
 def choose(request: MoveRequest, game: str = "matador") -> tuple[WireMove, str]:
@@ -183,20 +214,22 @@ def choose(request: MoveRequest, game: str = "matador") -> tuple[WireMove, str]:
     if game == "block":
         return choose_block(request)
     plays = [move for move in request.legal if isinstance(move, Play)]
+    if not plays:  # DRAW or PASS is then the only legal move
+        only = request.legal[0]
+        return only, "nothing to play: " + ("draw" if isinstance(only, Draw) else "pass")
+    # A blank end takes only a matador; a void end, nothing the opponents hold.
+    hard = shown_void(request) | {0}
     ordinary = [play for play in plays if not is_matador(play.tile)]
-    if ordinary:
-        best = min(ordinary, key=heaviest_key)
-        return best, f"heaviest {tile_name(best.tile)} ({sum(best.tile)} pips)"
-    draw = next((move for move in request.legal if isinstance(move, Draw)), None)
-    if draw is not None:
-        kept = sorted({tile_name(play.tile) for play in plays})
-        why = f"keeping matador {', '.join(kept)}" if kept else "nothing to play"
-        return draw, f"draw ({why})"
-    if plays:
-        best = min(plays, key=lambda play: matador_key(play, request.ends))
-        where = "lead" if best.end is None else f"on {best.end}"
-        return best, f"matador {tile_name(best.tile)} {where}, {best.out} out"
-    return request.legal[0], "nothing to play: pass"  # PASS is then the only legal move
+    if ordinary:  # keep the matadors for the ends nothing else fits
+        best = min(ordinary, key=lambda play: (-shed_value(play, hard), *heaviest_key(play)))
+        return best, f"shed {tile_name(best.tile)}, {best.out} out" + (
+            " (hard for them)" if best.out in hard else ""
+        )
+    # Only matadors fit. Drawing instead would fill the hand until a tile fits (and a matador
+    # costs 7 pips at a block): play it, leaving the hardest end.
+    best = min(plays, key=lambda play: (play.out not in hard, *matador_key(play, request.ends)))
+    where = "lead" if best.end is None else f"on {best.end}"
+    return best, f"matador {tile_name(best.tile)} {where}, {best.out} out"
 
 
 def send(message: Ready | MoveReply) -> None:

@@ -1,5 +1,5 @@
 """Block through every command, with real processes: play, verify, view, tournament, sprt,
-check, and the sample bots (the greedy ones play the heaviest tile).
+check, and the sample bots (the greedy ones lead the heaviest tile).
 
 Each command runs as ``python3 -m arena ...`` in a subprocess, the way a student runs it.
 """
@@ -166,11 +166,11 @@ def _greedy_reply(command: list[str]) -> m.MoveReply:
     ],
 )
 def test_greedy_bots_lead_the_heaviest_tile_in_block(command: list[str]) -> None:
-    """In Block the greedy bots play the heaviest playable tile (no tile is kept back)."""
+    """In Block the greedy bots lead the heaviest tile of this hand (it holds no double)."""
     rules = PLUGIN.parse_rules({})
     hand = start_hand(rules, 2, deal(rules, 2, 11)).view(0).hand
     heaviest = max(hand, key=lambda t: (sum(t), max(t)))
     reply = _greedy_reply(command)
     assert isinstance(reply.move, m.PlayReply)
     assert tuple(sorted(reply.move.tile)) == heaviest
-    assert reply.debug == f"heaviest {heaviest[0]}-{heaviest[1]} ({sum(heaviest)} pips)"
+    assert reply.debug == f"shed {heaviest[0]}-{heaviest[1]}, {heaviest[1]} out"
