@@ -18,9 +18,9 @@ Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
-from arena.games.api import Deal, HandOutcome, Move
+from arena.games.api import Deal, HandOutcome, Move, PublicEvent
 from arena.games.tiles import (
     ALL_TILES,
     FULL_SET,
@@ -316,3 +316,55 @@ class EngineGame(Generic[RulesT, StateT]):
 
     def __repr__(self) -> str:
         return f"<EngineGame {self.name}>"
+
+
+# -- the public record of a line game (Matador, Block) --------------------------------------
+
+
+class LineRecord(NamedTuple):
+    """What every seat has seen of a line game's hand after its first ``actions`` actions."""
+
+    actions: int
+    events: tuple[PublicEvent, ...]
+    layout: tuple[tuple[int, int], ...]
+    draws: tuple[int, ...]
+    passes: tuple[int, ...]
+
+
+def line_record(
+    record: LineRecord | None, count: int, history: Any, players: int, left: str
+) -> LineRecord:
+    """The public record after ``count`` actions, brought up to date from ``record`` (the
+    parent state's, carried forward; ``None`` for a new hand), so that it costs only the
+    actions since, not the whole hand.
+
+    ``history`` is the state's newest-first linked list of ``(seat, move, drawn)`` actions;
+    a play on ``left`` goes on the layout's left end, any other end on its right.
+    """
+    if record is None:
+        record = LineRecord(0, (), (), (0,) * players, (0,) * players)
+    newer = []
+    node = history
+    for _ in range(count - record.actions):
+        assert node is not None
+        newer.append(node[0])
+        node = node[1]
+    events, layout = record.events, record.layout
+    draws, passes = list(record.draws), list(record.passes)
+    for seat, move, _drawn in reversed(newer):
+        if move.tile is not None:  # a play (a draw and a pass name no tile)
+            a, b = move.tile
+            out = move.out
+            assert out is not None
+            if move.end is None:
+                layout = ((a, b),)
+            elif move.end == left:
+                layout = ((out, a + b - out), *layout)
+            else:
+                layout = (*layout, (a + b - out, out))
+        elif move.kind == "draw":
+            draws[seat] += 1
+        else:
+            passes[seat] += 1
+    events += tuple(PublicEvent(s, m) for s, m, _drawn in reversed(newer))
+    return LineRecord(count, events, layout, tuple(draws), tuple(passes))

@@ -46,7 +46,7 @@ Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from arena.games.api import (
     PASS,
@@ -55,11 +55,18 @@ from arena.games.api import (
     HandOutcome,
     IllegalMoveError,
     Move,
-    PublicEvent,
     SeatView,
     play,
 )
-from arena.games.common import EngineGame, HandState, checked_deal, deal_hands, hand_slots
+from arena.games.common import (
+    EngineGame,
+    HandState,
+    LineRecord,
+    checked_deal,
+    deal_hands,
+    hand_slots,
+    line_record,
+)
 from arena.games.tiles import ALL_TILES, TILE_BIT, indices_of, pips_of, tiles_of
 
 LEFT = "left"
@@ -128,18 +135,6 @@ def _plays(left: int, right: int, on_left: int, on_right: int) -> tuple[Move, ..
     return plays
 
 
-class _PublicRecord(NamedTuple):
-    """What both seats have seen of a hand after its first ``actions`` actions."""
-
-    actions: int
-    events: tuple[PublicEvent, ...]
-    layout: tuple[tuple[int, int], ...]
-    passes: tuple[int, ...]
-
-
-_NO_DRAWS = (0,) * PLAYERS
-
-
 class BlockState(HandState):
     """One hand of Block in progress (immutable; build the first with :func:`start_hand`).
 
@@ -153,7 +148,7 @@ class BlockState(HandState):
     game = "block"
 
     rules: BlockRules
-    _public: _PublicRecord | None
+    _public: LineRecord | None
     left: int
     right: int
 
@@ -174,38 +169,13 @@ class BlockState(HandState):
         """The chain read from the left end to the right end, each tile as it lies."""
         return self._public_record().layout
 
-    def _public_record(self) -> _PublicRecord:
-        """The public record (events, layout, pass counts), memoised and carried forward."""
+    def _public_record(self) -> LineRecord:
+        """The public record of the hand (events, layout, draw and pass counts), memoised and
+        carried forward from the parent state (`arena.games.common.line_record`)."""
         record = self._public
-        count = self._count
-        if record is not None and record.actions == count:
-            return record
-        if record is None:
-            record = _PublicRecord(0, (), (), (0,) * self.players)
-        newer = []
-        node = self._history
-        for _ in range(count - record.actions):
-            assert node is not None
-            newer.append(node[0])
-            node = node[1]
-        newer.reverse()
-        layout = record.layout
-        passes = list(record.passes)
-        for seat, move, _drawn in newer:
-            if move.tile is not None:  # a play (a pass names no tile)
-                a, b = move.tile
-                out = move.out
-                if move.end is None:
-                    layout = ((a, b),)
-                elif move.end == LEFT:
-                    layout = ((out, a + b - out), *layout)
-                else:
-                    layout = (*layout, (a + b - out, out))
-            else:
-                passes[seat] += 1
-        events = record.events + tuple(PublicEvent(s, m) for s, m, _drawn in newer)
-        record = _PublicRecord(count, events, layout, tuple(passes))
-        self._public = record
+        if record is None or record.actions != self._count:
+            record = line_record(record, self._count, self._history, self.players, LEFT)
+            self._public = record
         return record
 
     # -- the four verbs ------------------------------------------------------------------------
@@ -337,7 +307,7 @@ class BlockState(HandState):
             record.events,
             self.legal_moves() if self.to_move == seat else (),
             tuple(s for s in range(PLAYERS) if retired >> s & 1) if retired else (),
-            _NO_DRAWS,
+            record.draws,
             record.passes,
         )
 

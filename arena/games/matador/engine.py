@@ -15,7 +15,7 @@ Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from arena.games.api import (
     DRAW,
@@ -25,17 +25,18 @@ from arena.games.api import (
     HandOutcome,
     IllegalMoveError,
     Move,
-    PublicEvent,
     SeatView,
     play,
 )
 from arena.games.common import (
     EngineGame,
     HandState,
+    LineRecord,
     check_flag_names,
     checked_deal,
     deal_hands,
     hand_slots,
+    line_record,
 )
 from arena.games.plugin import FLAG, flag
 from arena.games.tiles import (
@@ -199,16 +200,6 @@ def _end_moves(
     return moves
 
 
-class _PublicRecord(NamedTuple):
-    """What every seat has seen of a hand after its first ``actions`` actions."""
-
-    actions: int
-    events: tuple[PublicEvent, ...]
-    layout: tuple[tuple[int, int], ...]
-    draws: tuple[int, ...]
-    passes: tuple[int, ...]
-
-
 class MatadorState(HandState):
     """One hand of Matador in progress (immutable; build the first with :func:`start_hand`).
 
@@ -222,7 +213,7 @@ class MatadorState(HandState):
     game = "matador"
 
     rules: MatadorRules
-    _public: _PublicRecord | None
+    _public: LineRecord | None
     left: int
     right: int
     passes: int
@@ -249,44 +240,13 @@ class MatadorState(HandState):
         """The chain read from the left end to the right end, each tile as it lies."""
         return self._public_record().layout
 
-    def _public_record(self) -> _PublicRecord:
-        """The public record of the hand (events, layout, draw and pass counts), memoised.
-
-        Each state carries its parent's record forward, so bringing it up to date costs only
-        the actions since (one, when the referee asks every state in turn), not the whole hand.
-        """
+    def _public_record(self) -> LineRecord:
+        """The public record of the hand (events, layout, draw and pass counts), memoised and
+        carried forward from the parent state (`arena.games.common.line_record`)."""
         record = self._public
-        count = self._count
-        if record is not None and record.actions == count:
-            return record
-        if record is None:
-            record = _PublicRecord(0, (), (), (0,) * self.players, (0,) * self.players)
-        newer = []
-        node = self._history
-        for _ in range(count - record.actions):
-            assert node is not None
-            newer.append(node[0])
-            node = node[1]
-        events, layout = record.events, record.layout
-        draws, passes = list(record.draws), list(record.passes)
-        for seat, move, _drawn in reversed(newer):
-            kind = move.kind
-            if move.tile is not None:  # a play (a draw and a pass name no tile)
-                a, b = move.tile
-                out = move.out
-                if move.end is None:
-                    layout = ((a, b),)
-                elif move.end == LEFT:
-                    layout = ((out, a + b - out), *layout)
-                else:
-                    layout = (*layout, (a + b - out, out))
-            elif kind == "draw":
-                draws[seat] += 1
-            else:
-                passes[seat] += 1
-        events += tuple(PublicEvent(s, m) for s, m, _drawn in reversed(newer))
-        record = _PublicRecord(count, events, layout, tuple(draws), tuple(passes))
-        self._public = record
+        if record is None or record.actions != self._count:
+            record = line_record(record, self._count, self._history, self.players, LEFT)
+            self._public = record
         return record
 
     # -- the four verbs ------------------------------------------------------------------------
