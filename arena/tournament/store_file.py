@@ -83,9 +83,7 @@ def is_disk_full(error: BaseException) -> bool:
     if isinstance(error, OSError):
         return error.errno in (errno.ENOSPC, errno.EDQUOT)
     if isinstance(error, sqlite3.Error):
-        return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or (
-            "database or disk is full" in str(error)
-        )
+        return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
     return False
 
 
@@ -114,7 +112,7 @@ def _one_line(path: Path, error: sqlite3.DatabaseError | OSError) -> StoreError:
         return StoreError(f"{path}: {error.strerror or error}")
     code = getattr(error, "sqlite_errorcode", None)
     primary = None if code is None else code & 0xFF
-    if primary in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) or "malformed" in str(error):
+    if primary in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
         return damaged(path, error)
     if primary == sqlite3.SQLITE_READONLY:
         return StoreError(f"{path}: cannot write it ({error})")
@@ -184,7 +182,8 @@ def connect_read_only(path: Path, *, probe: bool = False) -> sqlite3.Connection:
             db.close()
             raise damaged(path, error) from None
         return db
-    if isinstance(last, sqlite3.DatabaseError) and "unable to open" not in str(last):
+    cant_open = getattr(last, "sqlite_errorcode", None) == sqlite3.SQLITE_CANTOPEN
+    if isinstance(last, sqlite3.DatabaseError) and not cant_open:
         raise damaged(path, last)
     raise StoreError(f"{path}: cannot open it read-only ({last})")
 
