@@ -211,6 +211,19 @@ def _path_cases() -> list[Case]:
         ),
         Case("play-unknown-game", ("play", "{BOT}", "{BOT}", "--game", "chess")),
         Case(
+            "play-players-flag",
+            ("play", "{BOT}", "{BOT}", "--players", "3"),
+            message="arena play: error: unrecognized arguments: --players 3: the number of "
+            "players is the number of BOTs given (2 to 4); --players is a flag of arena "
+            "tournament (see arena play --help)",
+        ),
+        Case(
+            "tournament-unknown-flag",
+            ("tournament", "{BOT}", "{BOT}", "--bogus"),
+            message="arena tournament: error: unrecognized arguments: --bogus (see arena "
+            "tournament --help)",
+        ),
+        Case(
             "play-missing-script",
             ("play", "python3 {D}/missing.py", "{BOT}"),
             message="arena play: error: bot command 'python3 {D}/missing.py': file "
