@@ -220,9 +220,11 @@ def board_lines(
             :func:`faults_so_far`), marked on its row when not zero.
     """
     special = board.drawing.special_tiles
-    lines = [f"  layout    {layout_text(board, special, color=color, placed=placed)}"]
+    # The labels make one column: as wide as the longest (Block's "out of play").
+    width = max(_LABEL_WIDTH, len(boneyard_label(board.features, board.drawing)))
+    lines = [f"  {'layout':<{width}} {layout_text(board, special, color=color, placed=placed)}"]
     lines.extend(feature_lines(board, color=color, placed_arm=placed_arm))
-    lines.append(f"  {_boneyard_row(board)}")
+    lines.append(f"  {_boneyard_row(board, width)}")
     names = [seat_name(s) for s in replay.seats]
     name_width = max((len(n) for n in names), default=0)
     score_width = max((len(str(s)) for s in board.scores), default=1)
@@ -253,12 +255,16 @@ def board_lines(
     return lines
 
 
-def _boneyard_row(board: Board) -> str:
+#: The width of the labels of a position's rows (``layout``, ``boneyard``, ``count``...).
+_LABEL_WIDTH = 9
+
+
+def _boneyard_row(board: Board, width: int = _LABEL_WIDTH) -> str:
     """``boneyard  14 tiles``, or the game's word for undealt tiles nobody draws
-    (``out of play 14 tiles``)."""
+    (``out of play 14 tiles``), its label ``width`` wide."""
     size = board.boneyard_size
     label = boneyard_label(board.features, board.drawing)
-    return f"{label:<9} {size} tile{'' if size == 1 else 's'}"
+    return f"{label:<{width}} {size} tile{'' if size == 1 else 's'}"
 
 
 def faults_text(strikes: int, restarts: int) -> str:

@@ -70,7 +70,7 @@ def test_the_terminal_draws_a_plain_line_where_nobody_draws(block: Replay) -> No
     assert "  nobody draws: the undealt tiles are out of play" in text
     assert "Hand 1 dealt: seat 0 (first) leads; 14 tiles out of play" in text
     assert "  out of play 14 tiles" in text
-    assert "  layout    left=" in text
+    assert "  layout      left=" in text  # the labels' column as wide as "out of play"
     for absent in ("boneyard", "count", "spinner", "north", "west", "*", "matador"):
         assert absent not in text, absent
     assert "seat 1 (random) passes" in text or "seat 0 (first) passes" in text
