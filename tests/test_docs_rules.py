@@ -34,6 +34,7 @@ from arena.games.tiles import (
     rank_key,
     shuffled_set,
 )
+from arena.replay import REPLAY_FORMAT as REPLAY_FORMAT_NOW
 from arena.replay import decode_replay
 from arena.verify import verify_replay
 from protocol import messages
@@ -392,9 +393,13 @@ def test_replay_format_example_verifies() -> None:
     """The replay printed in docs/replay-format.md is a real one: arena verify accepts it."""
     found = REPLAY_EXAMPLE.search(REPLAY_DOC.read_text(encoding="utf-8"))
     assert found, "docs/replay-format.md has no <!-- replay-example --> block"
-    report = verify_replay(decode_replay(found.group(1).encode()))
+    replay = decode_replay(found.group(1).encode())
+    assert replay.format == REPLAY_FORMAT_NOW, "the example is of an older replay format"
+    report = verify_replay(replay)
     assert report.error is None
-    assert report.checked == "1 hands, 15 moves, scores [0, 29, 0] verified"
+    assert report.checked == "1 hands, 35 moves, scores [59, 0, 0] verified"
+    printed = f"`OK: replays/example.json: {report.checked}`"
+    assert printed in REPLAY_DOC.read_text(encoding="utf-8")
 
 
 def test_rule_tables_are_derived_from_the_rules_dataclasses() -> None:
