@@ -31,6 +31,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -298,15 +299,20 @@ def sample_weighted_worlds(
     *,
     model: MoveModel | None = None,
     max_tries: int | None = None,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[tuple[GameState, float]]:
     """Like :func:`sample_worlds`, each world with its weight: the probability of the other
     seats' past moves under ``model`` (1.0 without a model; not normalised, so the weights of
-    several calls for the same knowledge compare)."""
+    several calls for the same knowledge compare). With ``deadline`` (a ``clock`` time) it
+    also stops proposing once that time has passed."""
     plan = _plan(k)
     tries = max_tries if max_tries is not None else 50 * n + 200
     found: list[tuple[GameState, float]] = []
     while len(found) < n and tries > 0:
         tries -= 1
+        if deadline is not None and not tries & 15 and clock() > deadline:
+            break
         deal = _propose(k, plan, rng)
         if deal is None:
             continue
