@@ -262,8 +262,10 @@ def evaluate_moves(
     model = (lambda s, _seat, mv: model_loglik(plugin, s, mv)) if budget.weighted else None
     target = budget.samples
     small = sum(k.hand_counts) + k.boneyard_size <= _SMALL
+    started = clock()
     while target is None or count < target:
-        if deadline is not None and count and clock() >= deadline:
+        # stop when one more world, at the mean cost so far, would end past the deadline
+        if deadline is not None and count and clock() + (clock() - started) / count > deadline:
             break
         found = sample_weighted_worlds(k, 1, rng, model=model, max_tries=_TRIES, deadline=deadline)
         if not found:
