@@ -42,7 +42,8 @@ from arena.reference.sampler import sample_weighted_worlds
 EXACT_NODES = 20_000
 #: Node limit of one sampled world's exact solution (``Budget.solve_worlds``).
 _WORLD_NODES = 1_500
-#: Tiles in hands and boneyard at most for ``Budget.solve_worlds`` to solve a world.
+#: Tiles in hands and boneyard (if drawn from) at most for ``Budget.solve_worlds`` to solve a
+#: world.
 _SMALL = 10
 #: Proposals per world wanted before the sampler gives up (a position no deal explains).
 _TRIES = 300
@@ -261,7 +262,8 @@ def evaluate_moves(
     count = 0
     model = (lambda s, _seat, mv: model_loglik(plugin, s, mv)) if budget.weighted else None
     target = budget.samples
-    small = sum(k.hand_counts) + k.boneyard_size <= _SMALL
+    drawable = k.boneyard_size if plugin.features.draws else 0
+    small = sum(k.hand_counts) + drawable <= _SMALL
     started = clock()
     while target is None or count < target:
         # stop when one more world, at the mean cost so far, would end past the deadline
