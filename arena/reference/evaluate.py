@@ -294,7 +294,7 @@ def evaluate_moves(
             play_rng = random.Random(stream)
             value = None
             if budget.solve_worlds and small:
-                value = exact_value(after, k.seat, _WORLD_NODES)
+                value = exact_value(after, k.seat, _WORLD_NODES, deadline=deadline, clock=clock)
             if value is None:
                 total = 0.0
                 for _ in range(budget.playouts):
