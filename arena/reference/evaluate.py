@@ -42,10 +42,10 @@ from arena.reference.sampler import sample_weighted_worlds
 #: Node limit of :func:`exact_value` by default.
 EXACT_NODES = 20_000
 #: Node limit of one sampled world's exact solution (``Budget.solve_worlds``).
-_WORLD_NODES = 1_500
+_WORLD_NODES = 400
 #: Tiles in hands and boneyard (if drawn from) at most for ``Budget.solve_worlds`` to solve a
 #: world.
-_SMALL = 10
+_SMALL = 7
 #: Proposals per world wanted before the sampler gives up (a position no deal explains).
 _TRIES = 300
 #: Racing (``Budget.racing``): worlds before the first drop, and the drop's standard errors.
