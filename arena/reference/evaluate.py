@@ -137,14 +137,7 @@ def _key(state: GameState) -> tuple[object, ...]:
     position, seat to move, open ends and the tiles at them, scores, the latest actions)."""
     view = state.view(state.to_move or 0)
     layout = view.layout
-    recent = []
-    node = state._history  # type: ignore[attr-defined]
-    for _ in range(state.players + 1):
-        if node is None:
-            break
-        seat, move, _drawn = node[0]
-        recent.append((seat, move.kind))
-        node = node[1]
+    recent = state.last_actions(state.players + 1)  # type: ignore[attr-defined]
     return (
         state.hands,  # type: ignore[attr-defined]
         state.stock_pos,  # type: ignore[attr-defined]
@@ -155,7 +148,7 @@ def _key(state: GameState) -> tuple[object, ...]:
         layout[-1] if layout else None,
         view.spinner is None,
         tuple((name, tiles[-1] if tiles else None) for name, tiles in view.arms),
-        tuple(recent),
+        tuple((seat, move.kind) for seat, move in recent),
     )
 
 
