@@ -49,15 +49,35 @@ def analyze_file(
         AnalysisInputError: the replay does not verify (the message is verify's).
         OSError: ``out`` or ``html`` cannot be written.
     """
-    replay = read_replay(path)
+    return analyze_and_write(
+        read_replay(path), path, evaluator, out=out or path, html=html, seed=seed
+    )
+
+
+def analyze_and_write(
+    replay: Replay,
+    name: Path,
+    evaluator: Evaluator,
+    *,
+    out: Path,
+    html: Path | None = None,
+    seed: int = DEFAULT_SEED,
+) -> Analysed:
+    """Analyse ``replay`` (read from ``name``) and write it, analysed, to ``out``; its viewer
+    page to ``html`` when given.
+
+    Raises:
+        AnalysisInputError: the replay does not verify (the message is verify's).
+        OSError: ``out`` or ``html`` cannot be written.
+    """
     try:
         analysis = analyze_replay(replay, evaluator, seed)
     except ReplayMismatch as error:
         raise AnalysisInputError(
-            f"replay {str(path)!r} does not verify: {error} (see arena verify)"
+            f"replay {str(name)!r} does not verify: {error} (see arena verify)"
         ) from None
     analysed = msgspec.structs.replace(replay, analysis=analysis)
-    written = write_replay(out or path, analysed)
+    written = write_replay(out, analysed)
     page = None
     if html is not None:
         from arena.view.html import write_html

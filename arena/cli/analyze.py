@@ -10,6 +10,7 @@ from typing import Any
 from arena.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from arena.cli.reading import _reading, _write_report
 from arena.out_paths import Output, check_output, prepare_outputs
+from arena.replay import read_replay
 from arena.text import seat_name
 
 
@@ -23,18 +24,20 @@ def _analyze(args: argparse.Namespace) -> int:
                 "-o and --html are for one replay; --db analyses every replay in place"
             )
         return _analyze_db(args, evaluator.name)
-    from arena.analysis.files import analyze_file
+    from arena.analysis.files import analyze_and_write
 
-    outputs = [Output(args.out or args.replay, "-o" if args.out else "the replay")]
+    out = args.out or args.replay
+    outputs = [Output(out, "-o" if args.out else "the replay")]
     if args.html is not None:
         outputs.append(Output(args.html, "--html"))
     for output in outputs:
         check_output(output)
-    if not args.replay.exists():  # before the output folder is made for it
-        raise UsageError(f"cannot read replay {str(args.replay)!r}: no such file")
+    replay = read_replay(args.replay)  # a ReplayError is an ArenaError: exit 2
     prepare_outputs(outputs)
     try:
-        done = analyze_file(args.replay, evaluator, out=args.out, html=args.html, seed=args.seed)
+        done = analyze_and_write(
+            replay, args.replay, evaluator, out=out, html=args.html, seed=args.seed
+        )
     except OSError as error:
         raise UsageError(f"cannot write {error.filename!r}: {error.strerror or error}") from None
     names = [seat_name(s) for s in done.replay.seats]
