@@ -158,6 +158,20 @@ class HandState:
             setattr(new, name, getattr(self, name))
         return new
 
+    def with_hand(self: _H, seat: int, hand: int) -> _H:
+        """A what-if copy of this state in which ``seat`` holds ``hand`` (a bit set) instead.
+
+        For search over hidden information (``arena.reference``): what would have been legal
+        had the seat held other tiles. The tile set of the copy need not be a real deal; the
+        legal-move memo is dropped (call it on a state whose hand is not over).
+        """
+        new = self._clone()
+        hands = list(self.hands)
+        hands[seat] = hand
+        new.hands = tuple(hands)
+        new._legal = None
+        return new
+
     @property
     def boneyard_size(self) -> int:
         """Tiles left in the boneyard (Fives' stock; in Matador the reserve included)."""

@@ -1,0 +1,254 @@
+"""The evaluator: every legal move of a seat with its estimated value, and exact values.
+
+This is the API other modules build on (``arena analyze`` among them); its contract:
+
+- :func:`evaluate_moves` ``(knowledge, budget, rng) -> list[MoveValue]``: every legal move of
+  the seat to move (``knowledge.legal``), each with its estimated **value for the seat**, best
+  first (ties in the order of the legal list). A value is in hand points: what the seat will
+  score from now to the end of the hand minus the mean of what each other seat will score
+  (``outcome().scores`` minus the scores now, so points scored during a hand count as they
+  are made). Higher is better; two-player values are zero-sum differences.
+- Only ``knowledge`` is used: what the seat saw. Hidden tiles are sampled
+  (:func:`arena.reference.sampler.sample_worlds`); each move is scored in the same worlds.
+- When the rest of the hand is of perfect information (``knowledge.determined()``, e.g.
+  two seats and the boneyard empty) and small enough, each move's value is exact
+  (alpha-beta over the engine with a transposition table) and ``MoveValue.exact`` is true.
+- With ``Budget.samples`` set (and ``Budget.ms`` unset) the result depends only on the
+  knowledge, the budget and ``rng``'s state: the same on every machine. With ``Budget.ms`` the
+  number of worlds is what fits in that time (at least one).
+- :func:`exact_value` ``(state, seat) -> float | None``: the perfect-information value of a full
+  state for ``seat`` (in the units above), or ``None`` when the search would exceed its node
+  limit. With two seats it is the minimax value; with more, the paranoid one (the other seats
+  minimise this seat's value).
+
+Nothing here names a game.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from arena.games.api import GameState, Move
+from arena.games.plugin import GamePlugin
+from arena.reference.knowledge import SeatKnowledge
+from arena.reference.policy import greedy_move, model_loglik, random_move
+from arena.reference.sampler import sample_weighted_worlds
+
+#: Node limit of :func:`exact_value` by default.
+EXACT_NODES = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much an evaluation may spend.
+
+    Attributes:
+        samples: the number of worlds (fixed budget: the result is machine-independent), or
+            ``None`` to sample until ``ms`` is spent.
+        ms: wall-clock milliseconds to spend sampling, or ``None``. With both set, whichever
+            ends first.
+        playouts: playouts per move and world.
+        policy: the playout policy, ``"greedy"`` or ``"random"``.
+        exact_nodes: the node limit of exact searches (0: never search exactly).
+        weighted: weight each world by how likely the other seats' past moves were under the
+            greedy softmax model of play (:func:`arena.reference.policy.model_loglik`).
+        solve_worlds: solve each sampled world exactly when it is small enough (perfect
+            information Monte Carlo), instead of playing it out.
+    """
+
+    samples: int | None = 32
+    ms: float | None = None
+    playouts: int = 1
+    policy: str = "greedy"
+    exact_nodes: int = EXACT_NODES
+    weighted: bool = False
+    solve_worlds: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MoveValue:
+    """One legal move and its estimated value for the seat.
+
+    Attributes:
+        move: the move.
+        value: the mean value (hand points, see the module docstring); higher is better.
+        samples: how many worlds it was scored in.
+        exact: whether ``value`` is the exact perfect-information value.
+    """
+
+    move: Move
+    value: float
+    samples: int
+    exact: bool = False
+
+
+def gain(root: GameState, final: GameState, seat: int) -> float:
+    """The seat's value of a finished hand: its points since ``root`` minus the mean of the
+    other seats' points since then."""
+    outcome = final.outcome()
+    assert outcome is not None
+    gains = [a - b for a, b in zip(outcome.scores, root.scores, strict=True)]
+    others = [g for s, g in enumerate(gains) if s != seat]
+    return gains[seat] - (sum(others) / len(others) if others else 0.0)
+
+
+def playout(
+    plugin: GamePlugin, state: GameState, rng: random.Random, policy: str = "greedy"
+) -> GameState:
+    """The state at the end of the hand, every seat playing ``policy`` from ``state``."""
+    while state.outcome() is None:
+        legal = state.legal_moves()
+        # greedy with a little noise: a playout is a guess at play, not a forced line
+        if policy == "random" or (len(legal) > 1 and rng.random() < 0.1):
+            move = random_move(legal, rng)
+        else:
+            move = greedy_move(plugin, state, legal)
+        state = state.apply(move)
+    return state
+
+
+def _key(state: GameState) -> tuple[object, ...]:
+    """A transposition key: what the rest of a line game depends on (hands, boneyard read
+    position, seat to move, open ends and the tiles at them, scores, the latest actions)."""
+    view = state.view(0)
+    layout = view.layout
+    recent = []
+    node = state._history  # type: ignore[attr-defined]
+    for _ in range(state.players + 1):
+        if node is None:
+            break
+        seat, move, _drawn = node[0]
+        recent.append((seat, move.kind))
+        node = node[1]
+    return (
+        state.hands,  # type: ignore[attr-defined]
+        state.stock_pos,  # type: ignore[attr-defined]
+        state.to_move,
+        view.ends,
+        state.scores,
+        layout[0] if layout else None,
+        layout[-1] if layout else None,
+        view.spinner is None,
+        tuple((name, tiles[-1] if tiles else None) for name, tiles in view.arms),
+        tuple(recent),
+    )
+
+
+class _OutOfNodes(Exception):
+    pass
+
+
+def exact_value(state: GameState, seat: int, node_limit: int = EXACT_NODES) -> float | None:
+    """The perfect-information value of ``state`` for ``seat`` (see the module docstring), or
+    ``None`` when it needs more than ``node_limit`` nodes."""
+    table: dict[tuple[object, ...], tuple[float, int]] = {}  # key -> (value, bound kind)
+    nodes = [0]
+    root = state
+
+    def search(s: GameState, alpha: float, beta: float) -> float:
+        if s.outcome() is not None:
+            return gain(root, s, seat)
+        nodes[0] += 1
+        if nodes[0] > node_limit:
+            raise _OutOfNodes
+        key = _key(s)
+        hit = table.get(key)
+        if hit is not None:
+            value, kind = hit
+            if kind == 0 or (kind > 0 and value >= beta) or (kind < 0 and value <= alpha):
+                return value
+        a0, b0 = alpha, beta
+        legal = s.legal_moves()
+        if s.to_move == seat:
+            best = -1e18
+            for move in legal:
+                best = max(best, search(s.apply(move), alpha, beta))
+                alpha = max(alpha, best)
+                if alpha >= beta:
+                    break
+        else:
+            best = 1e18
+            for move in legal:
+                best = min(best, search(s.apply(move), alpha, beta))
+                beta = min(beta, best)
+                if alpha >= beta:
+                    break
+        kind = 1 if best >= b0 else (-1 if best <= a0 else 0)
+        table[key] = (best, kind)
+        return best
+
+    try:
+        return search(state, -1e18, 1e18)
+    except _OutOfNodes:
+        return None
+
+
+def _exact_moves(k: SeatKnowledge, world: GameState, node_limit: int) -> list[MoveValue] | None:
+    values = []
+    for move in k.legal:
+        value = exact_value(world.apply(move), k.seat, node_limit)
+        if value is None:
+            return None
+        values.append(MoveValue(move, value, 1, exact=True))
+    return _ranked(values)
+
+
+def _ranked(values: list[MoveValue]) -> list[MoveValue]:
+    order = {mv.move: i for i, mv in enumerate(values)}
+    return sorted(values, key=lambda mv: (-mv.value, order[mv.move]))
+
+
+def evaluate_moves(
+    k: SeatKnowledge,
+    budget: Budget,
+    rng: random.Random,
+    *,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[MoveValue]:
+    """Every legal move of the seat with its estimated value, best first (module docstring)."""
+    legal = k.legal
+    if not legal:
+        return []
+    deadline = None if budget.ms is None else clock() + budget.ms / 1000
+    if budget.exact_nodes and k.determined():
+        worlds = sample_weighted_worlds(k, 1, rng)
+        if worlds:
+            exact = _exact_moves(k, worlds[0][0], budget.exact_nodes)
+            if exact is not None:
+                return exact
+    if len(legal) == 1:
+        return [MoveValue(legal[0], 0.0, 0)]
+    plugin = k.plugin
+    totals = [0.0] * len(legal)
+    weight_sum = 0.0
+    count = 0
+    model = (lambda s, _seat, mv: model_loglik(plugin, s, mv)) if budget.weighted else None
+    target = budget.samples
+    batch = 4 if target is None else min(4, target)
+    while target is None or count < target:
+        if deadline is not None and count and clock() >= deadline:
+            break
+        want = batch if target is None else min(batch, target - count)
+        worlds = sample_weighted_worlds(k, want, rng, model=model, max_tries=50 * want + 50)
+        if not worlds:
+            break
+        for world, weight in worlds:
+            for i, move in enumerate(legal):
+                after = world.apply(move)
+                value = None
+                if budget.solve_worlds:
+                    value = exact_value(after, k.seat, budget.exact_nodes // 8)
+                if value is None:
+                    total = 0.0
+                    for _ in range(budget.playouts):
+                        total += gain(world, playout(plugin, after, rng, budget.policy), k.seat)
+                    value = total / budget.playouts
+                totals[i] += weight * value
+            weight_sum += weight
+            count += 1
+    if not count:
+        return [MoveValue(mv, 0.0, 0) for mv in legal]
+    return _ranked([MoveValue(mv, totals[i] / weight_sum, count) for i, mv in enumerate(legal)])

@@ -1,0 +1,296 @@
+"""Worlds consistent with what a seat knows: :func:`sample_worlds`.
+
+A *world* is a full engine state at the seat's current position: every hand and the boneyard's
+order filled in. It is built as a deal (each seat's hand as dealt, the boneyard top first) and
+the public history replayed through the engine, so the engine, not this module, decides what is
+consistent: a world is kept only when every event of the history is legal in it, the seat to
+move is the one that moved, and the seat's own hand comes out as it is. Nothing here knows a
+rule of any game.
+
+How the hidden tiles are placed, per other seat ``j``:
+
+- its tiles now are drawn from the unseen ones (as many as it holds);
+- its plays and its tiles now are split between its dealt hand and its draws (each draw is a
+  boneyard position, in history order), a drawn tile always drawn before it is played;
+- **voids**: at each draw or pass of ``j``, the tiles that would have made that move illegal
+  (the engine's answer for that public position) were not in ``j``'s hand then, so such a tile
+  is either played before, or drawn after; the last void a tile has decides the earliest draw
+  that may bring it (earliest-deadline-first over the draws).
+
+The voids of a draw or pass are a fact of the public position (the open ends, the boneyard's
+size), the same in every world. They are learned from the engine: at every such event of a
+replayed world, each tile is tried in the mover's hand (``HandState.with_hand``) and kept as a
+void when the move would not be legal with it; they are cached in the knowledge's ``cache``.
+
+Samples are uniform over the proposals that pass, not over consistent worlds; the weighting by
+an opponent model (:func:`sample_weighted_worlds`) corrects part of that.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games.api import Deal, GameState, IllegalMoveError, Move, MoveKind
+from arena.games.tiles import TILE_BIT, Tile
+from arena.reference.knowledge import SeatKnowledge
+
+_ALL: tuple[Tile, ...] = tuple((a, b) for a in range(7) for b in range(a, 7))
+
+#: A model of a seat's play: the log-probability that ``seat`` chose ``move`` in ``state``.
+MoveModel = Callable[[GameState, int, Move], float]
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What the history says about where hidden tiles can be (built once per knowledge)."""
+
+    others: tuple[int, ...]
+    #: Per other seat: its draws as (boneyard position, event index), history order.
+    slots: dict[int, list[tuple[int, int]]]
+    #: Per other seat: its played tiles with the event index of the play.
+    plays: dict[int, dict[Tile, int]]
+    #: Per other seat: its draw and pass events (the void checkpoints), event indices.
+    checkpoints: dict[int, list[int]]
+    #: Boneyard positions of the seat's own draws, with the tile.
+    own: dict[int, Tile]
+    drawn_total: int
+    unseen: tuple[Tile, ...]
+
+
+def _plan(k: SeatKnowledge) -> _Plan:
+    cached = k.cache.get("plan")
+    if isinstance(cached, _Plan) and k.cache.get("plan_events") == len(k.events):
+        return cached
+    others = tuple(s for s in range(k.players) if s != k.seat)
+    slots: dict[int, list[tuple[int, int]]] = {s: [] for s in others}
+    plays: dict[int, dict[Tile, int]] = {s: {} for s in others}
+    checkpoints: dict[int, list[int]] = {s: [] for s in others}
+    own: dict[int, Tile] = {}
+    pos = mine = 0
+    for index, event in enumerate(k.events):
+        kind = event.move.kind
+        if kind == MoveKind.DRAW:
+            if event.seat == k.seat:
+                own[pos] = k.drawn[mine]
+                mine += 1
+            else:
+                slots[event.seat].append((pos, index))
+            pos += 1
+        if event.seat == k.seat:
+            continue
+        if event.move.tile is not None:
+            plays[event.seat][event.move.tile] = index
+        else:
+            checkpoints[event.seat].append(index)
+    plan = _Plan(others, slots, plays, checkpoints, own, pos, k.unseen())
+    k.cache["plan"] = plan
+    k.cache["plan_events"] = len(k.events)
+    return plan
+
+
+def _voids(k: SeatKnowledge) -> dict[int, frozenset[Tile]]:
+    """The voids learned so far: event index -> the tiles its mover cannot have held."""
+    voids: dict[int, frozenset[Tile]] = k.cache.setdefault("voids", {})
+    return voids
+
+
+def _learn_void(state: GameState, seat: int, move: Move) -> frozenset[Tile]:
+    """The tiles that, held by ``seat`` in ``state``, would make ``move`` illegal there."""
+    what_if = state.with_hand  # type: ignore[attr-defined]
+    return frozenset(t for t in _ALL if move not in what_if(seat, TILE_BIT[t]).legal_moves())
+
+
+def _propose(k: SeatKnowledge, plan: _Plan, rng: random.Random) -> Deal | None:
+    """One deal placing the unseen tiles as the history allows (voids known so far), or
+    ``None`` when this attempt found no room for some tile."""
+    voids = _voids(k)
+    pool = list(plan.unseen)
+    rng.shuffle(pool)
+    hands: dict[int, tuple[Tile, ...]] = {k.seat: k.dealt}
+    stock: dict[int, Tile] = dict(plan.own)
+    order = list(plan.others)
+    rng.shuffle(order)
+    for j in order:
+        placed = _place(k, plan, j, pool, voids, rng)
+        if placed is None:
+            return None
+        hands[j], drawn, pool = placed
+        stock.update(drawn)
+    boneyard = [stock.get(p) for p in range(k.stock_size)]
+    for p, tile in enumerate(boneyard):
+        if tile is None:
+            boneyard[p] = pool.pop()
+    if pool:
+        return None
+    return Deal(
+        tuple(hands[s] for s in range(k.players)),
+        tuple(t for t in boneyard if t is not None),
+    )
+
+
+def _place(
+    k: SeatKnowledge,
+    plan: _Plan,
+    j: int,
+    pool: list[Tile],
+    voids: dict[int, frozenset[Tile]],
+    rng: random.Random,
+) -> tuple[tuple[Tile, ...], dict[int, Tile], list[Tile]] | None:
+    """Seat ``j``'s tiles: its hand as dealt, its draws by boneyard position, and the pool
+    left; ``None`` when this attempt found no room for some tile."""
+    slots = plan.slots[j]
+    checks = plan.checkpoints[j]
+
+    def latest_void(tile: Tile, before: int) -> int:
+        for c in reversed(checks):
+            if c < before and tile in voids.get(c, ()):
+                return c
+        return -1
+
+    # Each tile's window: drawn at the draw of event ``lo`` or later (its latest void: it was
+    # not held when that draw or pass was chosen; -1: none, it may be dealt) and before ``hi``
+    # (its play; never for a tile held now).
+    window = {t: (latest_void(t, i), i) for t, i in plan.plays[j].items()}
+    must = [w for w in window.values() if w[0] >= 0]
+    if must and not _schedulable(must, slots):
+        return None
+    held = 0
+    need = k.hand_counts[j]
+    rest: list[Tile] = []
+    for tile in pool:
+        if held == need:
+            rest.append(tile)
+            continue
+        lo = latest_void(tile, 1 << 30)
+        if lo >= 0:
+            if not _schedulable([*must, (lo, 1 << 30)], slots):
+                rest.append(tile)
+                continue
+            must.append((lo, 1 << 30))
+        window[tile] = (lo, 1 << 30)
+        held += 1
+    if held < need:
+        return None
+    free = list(window)
+    rng.shuffle(free)
+    drawn: dict[int, Tile] = {}
+    for pos, at in slots:
+        fits = [t for t in free if window[t][0] <= at < window[t][1]]
+        if not fits:
+            return None
+        forced = [t for t in fits if window[t][0] >= 0]
+        # a tile that must come by a draw takes the first it can (earliest deadline first)
+        pick = min(forced, key=lambda t: window[t][1]) if forced else fits[rng.randrange(len(fits))]
+        free.remove(pick)
+        drawn[pos] = pick
+    if len(free) != k.hand_size or any(window[t][0] >= 0 for t in free):
+        return None
+    return tuple(sorted(free)), drawn, rest
+
+
+def _schedulable(windows: list[tuple[int, int]], slots: list[tuple[int, int]]) -> bool:
+    """Whether tiles with these (after, before) windows can each take a distinct draw
+    (earliest deadline first)."""
+    waiting = sorted(windows)
+    ready: list[int] = []
+    i = 0
+    for _pos, at in slots:
+        while i < len(waiting) and waiting[i][0] <= at:
+            ready.append(waiting[i][1])
+            i += 1
+        ready.sort()
+        while ready and ready[0] <= at:
+            return False  # its play came before any draw could bring it
+        if ready:
+            ready.pop(0)
+    return i == len(waiting) and not ready
+
+
+def replay(
+    k: SeatKnowledge, deal: Deal, model: MoveModel | None = None
+) -> tuple[GameState | None, float]:
+    """The world ``deal`` makes of the history, and the model's log-likelihood of the other
+    seats' moves in it; ``(None, -inf)`` when the history is not legal in it.
+
+    Voids met on the way are learned into ``k.cache``.
+    """
+    voids = _voids(k)
+    try:
+        state: GameState = k.plugin.start_hand(k.rules, k.players, deal, k.start_scores, k.retired)
+    except ValueError:
+        return None, -math.inf
+    events = k.events
+    start = len(state.view(k.seat).history)
+    if tuple(state.view(k.seat).history) != events[:start]:
+        return None, -math.inf
+    loglik = 0.0
+    for index in range(start, len(events)):
+        seat, move = events[index]
+        if state.to_move != seat:
+            return None, -math.inf
+        if seat != k.seat:
+            if move.tile is None and index not in voids:
+                voids[index] = _learn_void(state, seat, move)
+            if model is not None:
+                loglik += model(state, seat, move)
+        try:
+            state = state.apply(move)
+        except IllegalMoveError:
+            return None, -math.inf
+    if state.view(k.seat).hand != k.hand:
+        return None, -math.inf
+    return state, loglik
+
+
+def sample_worlds(
+    k: SeatKnowledge, n: int, rng: random.Random, *, max_tries: int | None = None
+) -> list[GameState]:
+    """Up to ``n`` full engine states at the seat's position, consistent with ``k``.
+
+    Each is a deal proposed by the rules above and checked by replaying the whole public history
+    through the engine. Deterministic given ``rng``'s state. Fewer than ``n`` (possibly none)
+    only when ``max_tries`` proposals (default ``50 * n + 200``) were not enough.
+
+    Contract (tested): every world holds the seat's hand, every seat's tile count and the
+    boneyard's size as known; the 28 tiles once each; every other seat's tiles avoid the voids
+    its draws and passes showed; the public history is the world's own.
+    """
+    return [s for s, _w in sample_weighted_worlds(k, n, rng, max_tries=max_tries)]
+
+
+def sample_weighted_worlds(
+    k: SeatKnowledge,
+    n: int,
+    rng: random.Random,
+    *,
+    model: MoveModel | None = None,
+    max_tries: int | None = None,
+) -> list[tuple[GameState, float]]:
+    """Like :func:`sample_worlds`, each world with its weight: the probability of the other
+    seats' past moves under ``model`` (1.0 without a model; not normalised, so the weights of
+    several calls for the same knowledge compare)."""
+    plan = _plan(k)
+    tries = max_tries if max_tries is not None else 50 * n + 200
+    found: list[tuple[GameState, float]] = []
+    while len(found) < n and tries > 0:
+        tries -= 1
+        deal = _propose(k, plan, rng)
+        if deal is None:
+            continue
+        state, loglik = replay(k, deal, model)
+        if state is not None:
+            found.append((state, loglik))
+    return [(s, math.exp(max(w, -700.0))) for s, w in found]
+
+
+def hidden_tiles(world: GameState, k: SeatKnowledge) -> dict[str, Any]:
+    """What a world says of the hidden tiles (for tests and debugging): each seat's hand and
+    the boneyard, top first."""
+    return {
+        "hands": [world.view(s).hand for s in range(k.players)],
+        "boneyard": world.boneyard_tiles(),  # type: ignore[attr-defined]
+    }
