@@ -48,7 +48,7 @@ class Evaluator(Protocol):
         samples."""
         ...
 
-    def exact(self, state: GameState, seat: int) -> float | None:
+    def exact(self, setting: MatchSetting, state: GameState, seat: int) -> float | None:
         """The perfect-information value of ``state`` for ``seat``, or ``None`` when the
         position is too large to solve."""
         ...
@@ -125,17 +125,23 @@ def analyze_decision(
         best_value=round(best_value, 3),
         loss=round(best_value - played_value, 3),
         choices=len(view.legal),
-        exact=exact_values(decision, evaluator),
+        exact=exact_values(setting, decision, evaluator),
     )
 
 
-def exact_values(decision: Decision, evaluator: Evaluator) -> ExactValues | None:
+def exact_values(
+    setting: MatchSetting, decision: Decision, evaluator: Evaluator
+) -> ExactValues | None:
     """The double-dummy values of ``decision``: each legal move's position solved with every
     tile known; ``None`` when any of them is too large for the evaluator."""
     state = decision.state
+    if (
+        evaluator.exact(setting, state, decision.seat) is None
+    ):  # one failed search, not one per move
+        return None
     solved: list[tuple[Move, float]] = []
     for move in state.legal_moves():
-        value = evaluator.exact(state.apply(move), decision.seat)
+        value = evaluator.exact(setting, state.apply(move), decision.seat)
         if value is None:
             return None
         solved.append((move, value))

@@ -1,18 +1,22 @@
 """The evaluator of ``arena analyze``: a reference bot's search, by its ``--bot`` name.
 
-``--bot ref:NAME[:KEY=VALUE,...]`` names the reference evaluator (:mod:`arena.reference.
-evaluate`) and its **fixed** budget: an analysis never depends on the machine's speed, so the
-same replay, bot and seed give the same analysis everywhere. The names:
+``--bot ref:NAME[:KEY=VALUE,...]`` is a reference bot's name as everywhere else
+(:func:`arena.reference.bots.parse_spec`, docs/reference-bots.md) and stands for its evaluator
+(:func:`arena.reference.evaluate.evaluate_moves`) with its budget (``budget_for``), always a
+**fixed** one: an analysis never depends on the machine's speed, so the same replay, bot and
+seed give the same analysis everywhere.
 
-- ``ref:search``: determinized search: ``samples`` worlds consistent with what the seat saw
-  (default 32), each legal move played out in each (``playouts``, default 1, greedy playouts).
-- ``ref:strong`` (the default): the same, the worlds weighted by how likely the other seats'
-  past moves were under the reference's model of play, each small world solved exactly.
+- ``ref:search`` (the default): determinized search: ``samples`` worlds consistent with what
+  the seat saw (default :data:`DEFAULT_SAMPLES`), each legal move played out in each
+  (``playouts``, ``policy``).
+- ``ref:strong``: the same, the worlds weighted by how likely the other seats' past moves were
+  under the reference's model of play, each small world solved exactly: about 30 times the
+  CPU of ``ref:search`` per sample (docs/analysis.md).
 
-Options (``ref:strong:samples=64,playouts=2``): ``samples``, ``playouts``, ``exact`` (the node
-limit of the exact searches, 0 for none), ``dd_tiles`` (the double-dummy value is tried only
-when at most that many tiles are still in the hands and the boneyard; 0 for never). Anything
-else is a one-line error (exit 2). ``ref:random`` and ``ref:greedy`` evaluate nothing: refused.
+``ms=`` (a time budget) is refused, and so are ``ref:random`` and ``ref:greedy``, which
+evaluate nothing: one line each (exit 2). The double-dummy value is tried when at most
+:data:`DD_TILES` tiles are still in the hands and the boneyard (a boneyard nobody draws from,
+Block's, does not count), with at most :data:`DD_NODES` nodes.
 """
 
 from __future__ import annotations
@@ -23,20 +27,19 @@ from dataclasses import dataclass, replace
 from arena.analysis.decisions import MatchSetting
 from arena.errors import ArenaError
 from arena.games.api import GameState, Move
+from arena.reference.bots import PREFIX, SpecError, budget_for, parse_spec
 from arena.reference.evaluate import Budget, evaluate_moves, exact_value
 from arena.reference.knowledge import knowledge_from_state
 
-#: The evaluators ``--bot`` may name, with their budgets.
-BUDGETS: dict[str, Budget] = {
-    "ref:search": Budget(samples=32, playouts=1, policy="greedy"),
-    "ref:strong": Budget(samples=32, playouts=1, policy="greedy", weighted=True, solve_worlds=True),
-}
+#: The worlds per decision when ``--bot`` gives no ``samples``.
+DEFAULT_SAMPLES = 64
 #: Reference bots that are no evaluator (they search nothing).
-NOT_EVALUATORS = ("ref:random", "ref:greedy")
-#: Tiles still in play (hands and boneyard) up to which the double-dummy value is tried.
-DD_TILES = 12
+NOT_EVALUATORS = ("random", "greedy")
+#: Tiles still in the hands and a boneyard drawn from up to which the double-dummy value is
+#: tried (more rarely fit in the node limit).
+DD_TILES = 14
 #: The node limit of the double-dummy searches (a position that needs more has none).
-DD_NODES = 20_000
+DD_NODES = 5_000
 
 
 class UnknownEvaluatorError(ArenaError):
@@ -50,7 +53,7 @@ class ReferenceEvaluator:
     Attributes:
         name: the ``--bot`` text, with every option written out (the analysis records it).
         budget: the reference's budget (``samples`` always set: machine-independent).
-        dd_tiles: the double-dummy value is tried up to this many tiles in play.
+        dd_tiles: the double-dummy value is tried up to this many tiles left.
         dd_nodes: and with this node limit.
     """
 
@@ -68,60 +71,39 @@ class ReferenceEvaluator:
         valued = evaluate_moves(knowledge, self.budget, random.Random(seed))
         return [(mv.move, mv.value) for mv in valued]
 
-    def exact(self, state: GameState, seat: int) -> float | None:
+    def exact(self, setting: MatchSetting, state: GameState, seat: int) -> float | None:
         """The double-dummy value, when few enough tiles are left and the search fits."""
         view = state.view(seat)
-        if sum(view.hand_counts) + view.boneyard_size > self.dd_tiles:
+        # The tiles still to be played or drawn (a boneyard nobody draws from does not count).
+        left = sum(view.hand_counts) + (view.boneyard_size if setting.game.features.draws else 0)
+        if left > self.dd_tiles:
             return None
         return exact_value(state, seat, self.dd_nodes)
 
 
-_OPTIONS = ("samples", "playouts", "exact", "dd_tiles")
-
-
-def make_evaluator(spec: str) -> ReferenceEvaluator:
-    """The evaluator ``spec`` names (``ref:strong``, ``ref:search:samples=64``).
+def make_evaluator(text: str) -> ReferenceEvaluator:
+    """The evaluator ``text`` names (``ref:strong``, ``ref:search:samples=64``).
 
     Raises:
         UnknownEvaluatorError: one line naming what is wrong and what is known.
     """
-    known = ", ".join(BUDGETS)
-    parts = spec.split(":", 2)
-    base = ":".join(parts[:2])
-    if base in NOT_EVALUATORS:
+    if not text.startswith(PREFIX):
         raise UnknownEvaluatorError(
-            f"--bot {spec!r}: {base} evaluates no moves; analyse with one of {known}"
+            f"--bot {text!r}: not a reference bot; analyse with ref:search or ref:strong"
         )
-    if base not in BUDGETS:
-        raise UnknownEvaluatorError(f"--bot {spec!r}: unknown evaluator; known: {known}")
-    budget, dd_tiles = BUDGETS[base], DD_TILES
-    options: dict[str, int] = {}
-    for item in parts[2].split(",") if len(parts) == 3 and parts[2] else []:
-        key, sep, value = item.partition("=")
-        if key not in _OPTIONS or not sep:
-            raise UnknownEvaluatorError(
-                f"--bot {spec!r}: unknown option {item!r}; options: "
-                + ", ".join(f"{o}=N" for o in _OPTIONS)
-            )
-        try:
-            number = int(value)
-        except ValueError:
-            number = -1
-        least = 1 if key in ("samples", "playouts") else 0
-        if number < least:
-            raise UnknownEvaluatorError(
-                f"--bot {spec!r}: {key} must be a whole number of at least {least}, not {value!r}"
-            )
-        options[key] = number
-    if "samples" in options:
-        budget = replace(budget, samples=options["samples"])
-    if "playouts" in options:
-        budget = replace(budget, playouts=options["playouts"])
-    if "exact" in options:
-        budget = replace(budget, exact_nodes=options["exact"])
-    dd_tiles = options.get("dd_tiles", dd_tiles)
-    name = (
-        f"{base}:samples={budget.samples},playouts={budget.playouts},"
-        f"exact={budget.exact_nodes},dd_tiles={dd_tiles}"
-    )
-    return ReferenceEvaluator(name, budget, dd_tiles)
+    try:
+        spec = parse_spec(text)
+    except SpecError as error:
+        raise UnknownEvaluatorError(f"--bot {text!r}: {error}") from None
+    if spec.name in NOT_EVALUATORS:
+        raise UnknownEvaluatorError(
+            f"--bot {text!r}: {PREFIX}{spec.name} evaluates no moves; analyse with "
+            f"{PREFIX}search or {PREFIX}strong"
+        )
+    if spec.ms is not None:
+        raise UnknownEvaluatorError(
+            f"--bot {text!r}: ms is a time budget; an analysis has a fixed one (samples=N)"
+        )
+    if spec.samples is None:
+        spec = replace(spec, samples=DEFAULT_SAMPLES)
+    return ReferenceEvaluator(PREFIX + spec.text, budget_for(spec, 0, 0))

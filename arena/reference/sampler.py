@@ -241,7 +241,7 @@ def replay(
             state = state.apply(move)
         except IllegalMoveError:
             return None, -math.inf
-    if state.view(k.seat).hand != k.hand:
+    if state.to_move != k.to_move or state.view(k.seat).hand != k.hand:
         return None, -math.inf
     return state, loglik
 

@@ -166,7 +166,7 @@
       }
       const shown = this.visible(entry.seat);
       const lines = [
-        el("p", { class: "analysis-played" }, el("span", { class: "seat-tag seat-bg" + entry.seat, text: "S" + entry.seat }), " played " + entry.played + " ", el("b", { text: num(entry.played_value) })),
+        el("p", { class: "analysis-played" }, el("span", { class: "seat-tag seat-bg" + entry.seat, text: "S" + entry.seat }), " played " + entry.played + " ", entry.choices > 1 ? el("b", { text: num(entry.played_value) }) : null),
       ];
       if (entry.choices === 1) {
         lines.push(el("p", { class: "muted", text: "Forced: the only legal move." }));
