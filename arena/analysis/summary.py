@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 
 from arena.analysis.record import MoveAnalysis, SeatAccuracy, Thresholds
 
-#: The default classification, in hand points. A hand of Matador or Block is worth about 10 to
-#: 60 points to its winner, a move of Fives 5 to 20: a loss of 2 points is a small slip, 5 a
+#: The default classification, in hand points. A hand of the line games is worth about 10 to
+#: 60 points to its winner, a scoring move 5 to 20: a loss of 2 points is a small slip, 5 a
 #: real mistake, 10 a blunder that often turns the hand.
 DEFAULT_THRESHOLDS = Thresholds(inaccuracy=2.0, mistake=5.0, blunder=10.0)
 

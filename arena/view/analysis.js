@@ -10,7 +10,9 @@
 // move is not shown: it would name tiles that seat could not see.
 "use strict";
 (function () {
-  const SVG_NS = "http://www.w3.org/2000/svg"; // a namespace name, never fetched
+  // The SVG namespace, read from the viewer's own drawings once it has built the page (the page
+  // names no URL but the one viewer.js writes).
+  let svgNs = null;
   const GRAPH_W = 600; // the graph's drawing units (it is scaled to the panel's width)
   const GRAPH_H = 160;
   const PAD = 22;
@@ -29,16 +31,12 @@
   }
 
   function svg(tag, attrs) {
-    const node = document.createElementNS(SVG_NS, tag);
+    const node = document.createElementNS(svgNs, tag);
     for (const [key, value] of Object.entries(attrs || {})) {
       if (key === "text") node.textContent = String(value);
       else node.setAttribute(key, String(value));
     }
     return node;
-  }
-
-  function num(value) {
-    return (value > 0 ? "+" : "") + Number(value).toFixed(1);
   }
 
   class Analysis {
@@ -58,7 +56,7 @@
         li.setAttribute("data-grade", entry.grade);
         if (!MARKED.includes(entry.grade)) return;
         li.classList.add("mv-" + entry.grade);
-        li.append(el("span", { class: "mv-badge grade grade-" + entry.grade, title: entry.grade + ": lost " + entry.loss.toFixed(1) + " " + this.data.unit, text: { inaccuracy: "?!", mistake: "?", blunder: "??" }[entry.grade] }));
+        li.append(el("span", { class: "mv-badge grade grade-" + entry.grade, title: entry.grade + ": lost " + entry.loss_text + " " + this.data.unit, text: { inaccuracy: "?!", mistake: "?", blunder: "??" }[entry.grade] }));
       });
     }
 
@@ -111,7 +109,7 @@
       this.entries.forEach((e, i) => {
         if (!e || !MARKED.includes(e.grade)) return;
         const mark = svg("circle", { class: "eval-mark grade-" + e.grade, "data-step": i + 1, cx: this.x(i), cy: this.y(e.played_value), r: e.grade === "blunder" ? 5 : 4 });
-        mark.append(svg("title", { text: "step " + (i + 1) + ": S" + e.seat + " " + e.grade + ", lost " + e.loss.toFixed(1) }));
+        mark.append(svg("title", { text: "step " + (i + 1) + ": S" + e.seat + " " + e.grade + ", lost " + e.loss_text }));
         root.append(mark);
       });
       this.cursor = svg("line", { class: "eval-cursor", x1: 0, x2: 0, y1: PAD / 2, y2: GRAPH_H - PAD / 2 });
@@ -132,8 +130,8 @@
           "tr",
           { "data-seat": s.seat },
           el("td", {}, el("span", { class: "seat-tag seat-bg" + s.seat, text: "S" + s.seat }), " " + seat.name),
-          el("td", { class: "num accuracy", text: s.accuracy.toFixed(1) + "%" }),
-          el("td", { class: "num", text: s.mean_loss.toFixed(2) }),
+          el("td", { class: "num accuracy", text: s.accuracy_text }),
+          el("td", { class: "num", text: s.mean_loss_text }),
           el("td", { class: "num", text: s.decisions }),
           el("td", { class: "num", text: s.inaccuracies + " / " + s.mistakes + " / " + s.blunders }),
         );
@@ -166,18 +164,18 @@
       }
       const shown = this.visible(entry.seat);
       const lines = [
-        el("p", { class: "analysis-played" }, el("span", { class: "seat-tag seat-bg" + entry.seat, text: "S" + entry.seat }), " played " + entry.played + " ", entry.choices > 1 ? el("b", { text: num(entry.played_value) }) : null),
+        el("p", { class: "analysis-played" }, el("span", { class: "seat-tag seat-bg" + entry.seat, text: "S" + entry.seat }), " played " + entry.played + " ", entry.choices > 1 ? el("b", { text: entry.played_value_text }) : null),
       ];
       if (entry.choices === 1) {
         lines.push(el("p", { class: "muted", text: "Forced: the only legal move." }));
       } else if (!shown) {
-        lines.push(el("p", { class: "muted", text: "Preferred move hidden in this seat's view; loss " + entry.loss.toFixed(1) + "." }));
+        lines.push(el("p", { class: "muted", text: "Preferred move hidden in this seat's view; loss " + entry.loss_text + "." }));
       } else {
-        lines.push(el("p", { class: "analysis-best" }, "preferred " + entry.best + " ", el("b", { text: num(entry.best_value) })));
-        lines.push(el("p", { class: "analysis-loss grade-" + entry.grade, "data-grade": entry.grade, text: entry.loss > 0 ? entry.grade + ": lost " + entry.loss.toFixed(1) + " " + this.data.unit : "best move" }));
+        lines.push(el("p", { class: "analysis-best" }, "preferred " + entry.best + " ", el("b", { text: entry.best_value_text })));
+        lines.push(el("p", { class: "analysis-loss grade-" + entry.grade, "data-grade": entry.grade, text: entry.loss > 0 ? entry.grade + ": lost " + entry.loss_text + " " + this.data.unit : "best move" }));
       }
       if (entry.exact && shown) {
-        lines.push(el("p", { class: "analysis-exact", title: "every hand and the boneyard order known", text: "double-dummy: played " + num(entry.exact.played) + ", best " + num(entry.exact.best) + " (" + entry.exact.best_move + ")" }));
+        lines.push(el("p", { class: "analysis-exact", title: "every hand and the boneyard order known", text: "double-dummy: played " + entry.exact.played_text + ", best " + entry.exact.best_text + " (" + entry.exact.best_move + ")" }));
       }
       this.card.replaceChildren(...lines);
     }
@@ -203,7 +201,9 @@
     /** The analysis drawn into `viewer`'s page, or null when its data has none. */
     attach(viewer) {
       const data = viewer.data.analysis;
-      return data && Array.isArray(data.steps) ? new Analysis(viewer, data) : null;
+      if (!data || !Array.isArray(data.steps)) return null;
+      svgNs = viewer.app.querySelector("svg").namespaceURI;
+      return new Analysis(viewer, data);
     },
   };
 })();

@@ -2,9 +2,10 @@
 
 Computed here, like everything the page shows: one entry per display step (``None`` for a step
 that is no analysed decision), each with the played and the preferred move in words, their
-values, the loss and its grade, and the double-dummy values when the analysis has them; and each
-seat's accuracy summary. viewer.js draws nothing of it: analysis.js (beside it) draws the
-evaluation graph, the marks in the move list, the preferred move and the summary.
+values, the loss and its grade (every number also as the text the page prints), and the
+double-dummy values when the analysis has them; and each seat's accuracy summary. viewer.js
+draws nothing of it: analysis.js (beside it) draws the evaluation graph, the marks in the move
+list, the preferred move and the summary.
 """
 
 from __future__ import annotations
@@ -50,11 +51,19 @@ def analysis_data(replay: Replay, steps: Sequence[Step]) -> dict[str, Any] | Non
                 "inaccuracies": s.inaccuracies,
                 "mistakes": s.mistakes,
                 "blunders": s.blunders,
+                "accuracy_text": f"{s.accuracy:.1f}%",
+                "mean_loss_text": f"{s.mean_loss:.2f}",
             }
             for s in analysis.seats
         ],
         "steps": entries,
     }
+
+
+def signed(value: float) -> str:
+    """A value as the page prints it: one decimal, its sign (``+3.5``, ``-1.0``, ``0.0``)."""
+    text = f"{value:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text
 
 
 def _entry(analysis: Analysis, move: MoveAnalysis) -> dict[str, Any]:
@@ -69,6 +78,9 @@ def _entry(analysis: Analysis, move: MoveAnalysis) -> dict[str, Any]:
         "played_value": move.played_value,
         "best_value": move.best_value,
         "loss": move.loss,
+        "played_value_text": signed(move.played_value),
+        "best_value_text": signed(move.best_value),
+        "loss_text": f"{move.loss:.1f}",
         "choices": move.choices,
         "grade": grade(move.loss, analysis.thresholds) if move.choices > 1 else "forced",
         "exact": None,
@@ -77,6 +89,8 @@ def _entry(analysis: Analysis, move: MoveAnalysis) -> dict[str, Any]:
         entry["exact"] = {
             "played": move.exact.played,
             "best": move.exact.best,
+            "played_text": signed(move.exact.played),
+            "best_text": signed(move.exact.best),
             "best_move": str(move_from_wire(move.exact.best_move)),
         }
     return entry
