@@ -26,13 +26,13 @@ def _analyze(args: argparse.Namespace) -> int:
         return _analyze_db(args, evaluator.name)
     from arena.analysis.files import analyze_and_write
 
+    replay = read_replay(args.replay)  # a ReplayError is an ArenaError: exit 2
     out = args.out or args.replay
     outputs = [Output(out, "-o" if args.out else "the replay")]
     if args.html is not None:
         outputs.append(Output(args.html, "--html"))
     for output in outputs:
         check_output(output)
-    replay = read_replay(args.replay)  # a ReplayError is an ArenaError: exit 2
     prepare_outputs(outputs)
     try:
         done = analyze_and_write(

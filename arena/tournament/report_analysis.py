@@ -31,7 +31,10 @@ class _Analysed(msgspec.Struct):
 def replay_accuracy(path: Path) -> list[SeatAccuracy] | None:
     """The seat summaries of the replay at ``path``'s analysis, or ``None`` (none, unreadable)."""
     try:
-        found = msgspec.json.decode(read_replay_bytes(path), type=_Analysed)
+        data = read_replay_bytes(path)
+        if b'"analysis":' not in data:  # most replays: no JSON to parse at all
+            return None
+        found = msgspec.json.decode(data, type=_Analysed)
     except (ReplayError, msgspec.DecodeError):
         return None
     return None if found.analysis is None else found.analysis.seats
