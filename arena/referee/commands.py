@@ -9,6 +9,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 
 from arena.errors import BotCommandError
+from arena.reference.spec import SpecError, is_ref, ref_argv
 
 __all__ = ["BotCommandError", "display", "os_reason", "parse_command"]
 
@@ -62,12 +63,16 @@ def parse_command(
         cwd: The directory the bot will start in.
         env: The bot's environment, if it differs from ours.
 
+    A reference bot, ``ref:NAME[:options]``, becomes ``[sys.executable, "-m",
+    "arena.reference", "NAME[:options]"]``.
+
     Returns:
         The argv list, with the program as given (not resolved).
 
     Raises:
         BotCommandError: If the command is empty or unparsable, or its program is missing,
-            not a file, or not executable. The message names the command and the reason.
+            not a file, or not executable, or it names an unknown reference bot. The message
+            names the command and the reason.
     """
     shown = display(command)
     if isinstance(command, str):
@@ -79,6 +84,12 @@ def parse_command(
         argv = [str(arg) for arg in command]
     if not argv or not argv[0]:
         raise BotCommandError(f"bot command {shown!r}: empty command")
+    if len(argv) == 1 and is_ref(argv[0]):
+        # A reference bot (docs/reference-bots.md): this Python running arena.reference.
+        try:
+            return ref_argv(argv[0])
+        except SpecError as exc:
+            raise BotCommandError(f"bot command {shown!r}: {exc}") from None
     program = argv[0]
     if "/" not in program:
         path = None if env is None else env.get("PATH", os.defpath)

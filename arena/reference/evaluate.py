@@ -39,6 +39,12 @@ from arena.reference.sampler import sample_weighted_worlds
 
 #: Node limit of :func:`exact_value` by default.
 EXACT_NODES = 20_000
+#: Node limit of one sampled world's exact solution (``Budget.solve_worlds``).
+_WORLD_NODES = 1_500
+#: Tiles in hands and boneyard at most for ``Budget.solve_worlds`` to solve a world.
+_SMALL = 10
+#: Proposals per world wanted before the sampler gives up (a position no deal explains).
+_TRIES = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +119,7 @@ def playout(
 def _key(state: GameState) -> tuple[object, ...]:
     """A transposition key: what the rest of a line game depends on (hands, boneyard read
     position, seat to move, open ends and the tiles at them, scores, the latest actions)."""
-    view = state.view(0)
+    view = state.view(state.to_move or 0)
     layout = view.layout
     recent = []
     node = state._history  # type: ignore[attr-defined]
@@ -141,9 +147,17 @@ class _OutOfNodes(Exception):
     pass
 
 
-def exact_value(state: GameState, seat: int, node_limit: int = EXACT_NODES) -> float | None:
+def exact_value(
+    state: GameState,
+    seat: int,
+    node_limit: int = EXACT_NODES,
+    *,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float | None:
     """The perfect-information value of ``state`` for ``seat`` (see the module docstring), or
-    ``None`` when it needs more than ``node_limit`` nodes."""
+    ``None`` when it needs more than ``node_limit`` nodes (or the ``clock`` passes
+    ``deadline``)."""
     table: dict[tuple[object, ...], tuple[float, int]] = {}  # key -> (value, bound kind)
     nodes = [0]
     root = state
@@ -153,6 +167,8 @@ def exact_value(state: GameState, seat: int, node_limit: int = EXACT_NODES) -> f
             return gain(root, s, seat)
         nodes[0] += 1
         if nodes[0] > node_limit:
+            raise _OutOfNodes
+        if deadline is not None and not nodes[0] & 127 and clock() > deadline:
             raise _OutOfNodes
         key = _key(s)
         hit = table.get(key)
@@ -186,10 +202,16 @@ def exact_value(state: GameState, seat: int, node_limit: int = EXACT_NODES) -> f
         return None
 
 
-def _exact_moves(k: SeatKnowledge, world: GameState, node_limit: int) -> list[MoveValue] | None:
+def _exact_moves(
+    k: SeatKnowledge,
+    world: GameState,
+    node_limit: int,
+    deadline: float | None,
+    clock: Callable[[], float],
+) -> list[MoveValue] | None:
     values = []
     for move in k.legal:
-        value = exact_value(world.apply(move), k.seat, node_limit)
+        value = exact_value(world.apply(move), k.seat, node_limit, deadline=deadline, clock=clock)
         if value is None:
             return None
         values.append(MoveValue(move, value, 1, exact=True))
@@ -214,9 +236,9 @@ def evaluate_moves(
         return []
     deadline = None if budget.ms is None else clock() + budget.ms / 1000
     if budget.exact_nodes and k.determined():
-        worlds = sample_weighted_worlds(k, 1, rng)
+        worlds = sample_weighted_worlds(k, 1, rng, max_tries=_TRIES, deadline=deadline)
         if worlds:
-            exact = _exact_moves(k, worlds[0][0], budget.exact_nodes)
+            exact = _exact_moves(k, worlds[0][0], budget.exact_nodes, deadline, clock)
             if exact is not None:
                 return exact
     if len(legal) == 1:
@@ -227,28 +249,31 @@ def evaluate_moves(
     count = 0
     model = (lambda s, _seat, mv: model_loglik(plugin, s, mv)) if budget.weighted else None
     target = budget.samples
-    batch = 4 if target is None else min(4, target)
+    small = sum(k.hand_counts) + k.boneyard_size <= _SMALL
     while target is None or count < target:
         if deadline is not None and count and clock() >= deadline:
             break
-        want = batch if target is None else min(batch, target - count)
-        worlds = sample_weighted_worlds(k, want, rng, model=model, max_tries=50 * want + 50)
-        if not worlds:
-            break
-        for world, weight in worlds:
-            for i, move in enumerate(legal):
-                after = world.apply(move)
-                value = None
-                if budget.solve_worlds:
-                    value = exact_value(after, k.seat, budget.exact_nodes // 8)
-                if value is None:
-                    total = 0.0
-                    for _ in range(budget.playouts):
-                        total += gain(world, playout(plugin, after, rng, budget.policy), k.seat)
-                    value = total / budget.playouts
-                totals[i] += weight * value
-            weight_sum += weight
-            count += 1
+        found = sample_weighted_worlds(k, 1, rng, model=model, max_tries=_TRIES, deadline=deadline)
+        if not found:
+            break  # none found in _TRIES proposals (or in the time): value what we have
+        world, weight = found[0]
+        # the same playout randomness for every move of a world (common random numbers)
+        stream = rng.getrandbits(64)
+        for i, move in enumerate(legal):
+            after = world.apply(move)
+            play_rng = random.Random(stream)
+            value = None
+            if budget.solve_worlds and small:
+                value = exact_value(after, k.seat, _WORLD_NODES)
+            if value is None:
+                total = 0.0
+                for _ in range(budget.playouts):
+                    end = playout(plugin, after, play_rng, budget.policy)
+                    total += gain(world, end, k.seat)
+                value = total / budget.playouts
+            totals[i] += weight * value
+        weight_sum += weight
+        count += 1
     if not count:
         return [MoveValue(mv, 0.0, 0) for mv in legal]
     return _ranked([MoveValue(mv, totals[i] / weight_sum, count) for i, mv in enumerate(legal)])

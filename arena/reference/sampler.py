@@ -28,8 +28,10 @@ an opponent model (:func:`sample_weighted_worlds`) corrects part of that.
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -160,53 +162,81 @@ def _place(
         return None
     held = 0
     need = k.hand_counts[j]
-    rest: list[Tile] = []
+    rest_pool: list[Tile] = []
     for tile in pool:
         if held == need:
-            rest.append(tile)
+            rest_pool.append(tile)
             continue
         lo = latest_void(tile, 1 << 30)
         if lo >= 0:
             if not _schedulable([*must, (lo, 1 << 30)], slots):
-                rest.append(tile)
+                rest_pool.append(tile)
                 continue
             must.append((lo, 1 << 30))
         window[tile] = (lo, 1 << 30)
         held += 1
     if held < need:
         return None
-    free = list(window)
-    rng.shuffle(free)
-    drawn: dict[int, Tile] = {}
-    for pos, at in slots:
-        fits = [t for t in free if window[t][0] <= at < window[t][1]]
-        if not fits:
-            return None
-        forced = [t for t in fits if window[t][0] >= 0]
-        # a tile that must come by a draw takes the first it can (earliest deadline first)
-        pick = min(forced, key=lambda t: window[t][1]) if forced else fits[rng.randrange(len(fits))]
-        free.remove(pick)
-        drawn[pos] = pick
-    if len(free) != k.hand_size or any(window[t][0] >= 0 for t in free):
+    tiles = list(window)
+    ats = [at for _pos, at in slots]
+    if not _fillable(ats, tiles, window):
         return None
-    return tuple(sorted(free)), drawn, rest
+    drawn: dict[int, Tile] = {}
+    for index, (pos, at) in enumerate(slots):
+        # a random tile that fits this draw and leaves the later draws fillable
+        fits = [t for t in tiles if window[t][0] <= at < window[t][1]]
+        rng.shuffle(fits)
+        later = ats[index + 1 :]
+        for pick in fits:
+            rest = [t for t in tiles if t != pick]
+            if _fillable(later, rest, window):
+                break
+        else:
+            return None
+        tiles = rest
+        drawn[pos] = pick
+    if len(tiles) != k.hand_size or any(window[t][0] >= 0 for t in tiles):
+        return None
+    return tuple(sorted(tiles)), drawn, rest_pool
+
+
+def _fillable(ats: list[int], tiles: list[Tile], window: dict[Tile, tuple[int, int]]) -> bool:
+    """Whether the draws at events ``ats`` can each bring a distinct tile of ``tiles`` within
+    its window, every tile with a void among them (Mendelsohn-Dulmage: a matching that fills
+    the draws and one that places those tiles give one that does both)."""
+    must = [window[t] for t in tiles if window[t][0] >= 0]
+    if len(must) > len(ats) or not _schedulable(must, [(0, at) for at in ats]):
+        return False
+    # Earliest deadline first fills the most draws; a tile past its deadline is simply dealt.
+    waiting = sorted(window[t] for t in tiles)
+    ready: list[int] = []
+    i = 0
+    for at in ats:
+        while i < len(waiting) and waiting[i][0] <= at:
+            heapq.heappush(ready, waiting[i][1])
+            i += 1
+        while ready and ready[0] <= at:
+            heapq.heappop(ready)
+        if not ready:
+            return False
+        heapq.heappop(ready)
+    return True
 
 
 def _schedulable(windows: list[tuple[int, int]], slots: list[tuple[int, int]]) -> bool:
-    """Whether tiles with these (after, before) windows can each take a distinct draw
-    (earliest deadline first)."""
+    """Whether tiles with these (from, before) windows can each take a distinct draw of
+    ``slots`` (earliest deadline first)."""
     waiting = sorted(windows)
     ready: list[int] = []
     i = 0
     for _pos, at in slots:
         while i < len(waiting) and waiting[i][0] <= at:
-            ready.append(waiting[i][1])
+            heapq.heappush(ready, waiting[i][1])
             i += 1
-        ready.sort()
-        while ready and ready[0] <= at:
+        if ready and ready[0] <= at:
             return False  # its play came before any draw could bring it
         if ready:
-            ready.pop(0)
+            heapq.heappop(ready)
     return i == len(waiting) and not ready
 
 
@@ -269,15 +299,20 @@ def sample_weighted_worlds(
     *,
     model: MoveModel | None = None,
     max_tries: int | None = None,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[tuple[GameState, float]]:
     """Like :func:`sample_worlds`, each world with its weight: the probability of the other
     seats' past moves under ``model`` (1.0 without a model; not normalised, so the weights of
-    several calls for the same knowledge compare)."""
+    several calls for the same knowledge compare). With ``deadline`` (a ``clock`` time) it
+    also stops proposing once that time has passed."""
     plan = _plan(k)
     tries = max_tries if max_tries is not None else 50 * n + 200
     found: list[tuple[GameState, float]] = []
     while len(found) < n and tries > 0:
         tries -= 1
+        if deadline is not None and not tries & 15 and clock() > deadline:
+            break
         deal = _propose(k, plan, rng)
         if deal is None:
             continue

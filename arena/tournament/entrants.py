@@ -46,6 +46,7 @@ from arena.referee.sandbox import (
     SandboxError,
     SandboxPlan,
 )
+from arena.reference.spec import SpecError, is_ref, ref_name
 from arena.text import printable
 from arena.wire import rules_to_wire
 from protocol.codec import encode
@@ -344,6 +345,14 @@ def _add_command(command: str, found: list[_Found], problems: list[str]) -> None
         return
     if not argv:
         problems.append(f"bot command {command!r}: empty command")
+        return
+    if len(argv) == 1 and is_ref(argv[0]):
+        try:
+            name = ref_name(argv[0])
+        except SpecError as exc:
+            problems.append(f"bot command {command!r}: {exc}")
+            return
+        found.append(_Found(name, command, command, explicit=False, origin=command))
         return
     found.append(_Found(_name_from_argv(argv), command, command, explicit=False, origin=command))
 

@@ -161,6 +161,8 @@ class BotSandbox:
             "LANG": source.get("LANG", "C.UTF-8"),
             "TMPDIR": tmpdir,
         }
+        if resolved.python_path:
+            self.env["PYTHONPATH"] = ":".join(resolved.python_path)
         for name in config.env_allow:
             if name in source:
                 self.env[name] = source[name]

@@ -28,8 +28,10 @@ import shutil
 import stat
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+import arena
+import protocol
 from arena import SLUG
 
 #: Directories that hold interpreters and libraries (not a bot's own installation prefix).
@@ -126,6 +128,8 @@ class ResolvedCommand:
         path_dirs: Directories to put in front of ``PATH``.
         named: The path every argument would name, whether or not it exists yet (a
             tournament's out folder may be created after its bots are checked).
+        python_path: The bot's ``PYTHONPATH`` (empty: none), set for a module of the arena's
+            own (``python3 -m arena.reference``), so that it imports the arena the referee runs.
     """
 
     argv: list[str]
@@ -133,6 +137,19 @@ class ResolvedCommand:
     arguments: list[str]
     path_dirs: list[str]
     named: list[str]
+    python_path: list[str] = field(default_factory=list)
+
+
+def own_packages() -> tuple[list[str], list[str]]:
+    """The folders of the arena's own packages (``arena``, ``protocol``: what a reference bot
+    imports), and the folders that hold them (its ``PYTHONPATH``)."""
+    folders = [os.path.dirname(os.path.abspath(p.__file__ or "")) for p in (arena, protocol)]
+    return folders, list(dict.fromkeys(os.path.dirname(f) for f in folders))
+
+
+def _runs_own_module(argv: Sequence[str]) -> bool:
+    """Whether the command is a Python running one of the arena's modules (``-m arena...``)."""
+    return len(argv) >= 3 and argv[1] == "-m" and argv[2].split(".")[0] == arena.__name__
 
 
 def resolve_command(argv: Sequence[str], folder: str | None, referee_path: str) -> ResolvedCommand:
@@ -180,7 +197,12 @@ def resolve_command(argv: Sequence[str], folder: str | None, referee_path: str) 
         # bot author's, not the organiser's); a command-line bot's may name any path.
         if folder is None or inside(candidate, folder):
             arguments.append(candidate)
-    return ResolvedCommand(new, program, arguments, path_dirs, named)
+    python_path: list[str] = []
+    if folder is None and _runs_own_module(argv):
+        # A reference bot: the arena's packages, read-only, and nothing else of their folder.
+        packages, python_path = own_packages()
+        arguments += packages
+    return ResolvedCommand(new, program, arguments, path_dirs, named, python_path)
 
 
 def in_hidden(path: str, hidden: Iterable[str], allowed: Iterable[str]) -> str | None:
