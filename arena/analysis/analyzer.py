@@ -123,7 +123,8 @@ def analyze_decision(
         best=move_to_wire(best),
         played_value=round(played_value, 3),
         best_value=round(best_value, 3),
-        loss=round(best_value - played_value, 3),
+        # From the rounded values, so the record's loss is its best minus its played exactly.
+        loss=round(round(best_value, 3) - round(played_value, 3), 3),
         choices=len(view.legal),
         exact=exact_values(setting, decision, evaluator),
     )

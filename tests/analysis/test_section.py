@@ -101,3 +101,22 @@ def test_a_reader_that_does_not_know_the_section_skips_it(
     data = encode_replay(msgspec.structs.replace(match, analysis=analysis))
     read = msgspec.json.decode(data, type=older)
     assert read.seed == match.seed  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("game", "players"), [("matador", 3), ("matador", 4), ("fives", 2), ("block", 2)]
+)
+def test_every_game_and_player_count_is_analysed_and_still_verifies(
+    game: str, players: int
+) -> None:
+    """Through the plugin registry: one hand of each game, every decision analysed, the
+    analysed replay verifies."""
+    from tests.view.matches import play_scripted, scripted_bot
+
+    bots = [scripted_bot(f"b{i}", pick=i) for i in range(players)]
+    replay = play_scripted(bots, seed=11, hands=1, game=game)
+    analysis = analyze_replay(replay, make_evaluator("ref:search:samples=4"))
+    chosen = sum(1 for h in replay.hands for e in h.events if isinstance(e, Action) and not e.auto)
+    assert len(analysis.moves) == chosen
+    assert [s.seat for s in analysis.seats] == list(range(players))
+    assert verify_replay(msgspec.structs.replace(replay, analysis=analysis)).ok
