@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from arena.analysis.decisions import Decision, MatchSetting, decisions, setting_of
+from arena.analysis.equivalent import merge_equivalent
 from arena.analysis.record import ANALYSIS_VERSION, Analysis, ExactValues, MoveAnalysis
 from arena.analysis.summary import DEFAULT_THRESHOLDS, seats_accuracy
 from arena.games.api import GameState, Move, derive_seed
@@ -105,12 +106,15 @@ def analyze_decision(
     valued = evaluator.evaluate(
         setting, decision.state, decision.seat, decision_seed(seed, decision.hand, decision.event)
     )
-    values = dict(valued)
-    if set(values) != set(view.legal):
+    if {move for move, _value in valued} != set(view.legal):
         raise RuntimeError(
             f"hand {decision.hand}, event {decision.event}: the evaluator valued "
-            f"{sorted(map(str, values))}, not the legal moves {sorted(map(str, view.legal))}"
+            f"{sorted(str(m) for m, _v in valued)}, not the legal moves "
+            f"{sorted(map(str, view.legal))}"
         )
+    # Mirror-image moves (a tile on either of two equal ends) are one move, valued as one.
+    valued = merge_equivalent(decision.state, decision.seat, valued)
+    values = dict(valued)
     best, best_value = valued[0]
     played_value = values[decision.played]
     if decision.played == best or played_value >= best_value:

@@ -6,12 +6,12 @@
 **fixed** one: an analysis never depends on the machine's speed, so the same replay, bot and
 seed give the same analysis everywhere.
 
-- ``ref:search`` (the default): determinized search: ``samples`` worlds consistent with what
-  the seat saw (default :data:`DEFAULT_SAMPLES`), each legal move played out in each
-  (``playouts``, ``policy``).
-- ``ref:strong``: the same, the worlds weighted by how likely the other seats' past moves were
-  under the reference's model of play, each small world solved exactly: about 30 times the
-  CPU of ``ref:search`` per sample (docs/analysis.md).
+- ``ref:search``: determinized search: ``samples`` worlds consistent with what the seat saw
+  (default :data:`DEFAULT_SAMPLES`), each legal move played out in each (``playouts``,
+  ``policy``).
+- ``ref:strong`` (the default): the same, the worlds weighted by how likely the other seats'
+  past moves were under the reference's model of play, each small world solved exactly
+  (about the CPU of ``ref:search``: docs/analysis.md).
 
 ``ms=`` (a time budget) is refused, and so are ``ref:random`` and ``ref:greedy``, which
 evaluate nothing: one line each (exit 2). The double-dummy value is tried when at most

@@ -284,9 +284,9 @@ def _add_analyze(commands: argparse._SubParsersAction[OneLineParser]) -> None:
     )
     analyze.add_argument(
         "--bot",
-        default="ref:search",
+        default="ref:strong",
         metavar="ref:NAME[:OPTIONS]",
-        help="the reference evaluator and its fixed budget (default ref:search, 64 samples; "
+        help="the reference evaluator and its fixed budget (default ref:strong, 64 samples; "
         "docs/analysis.md lists the options)",
     )
     analyze.add_argument(

@@ -4,9 +4,9 @@ use.
     python3 -m tests.analysis.screenshot [--out docs/img/analysis.png] [--seed 5]
 
 It plays a real two-hand match of the sample bots (greedy and random, in Python), analyses it
-with ``ref:search`` (64 samples), writes its viewer page and opens it at the first mistake or
-blunder: the card tells the move played, the preferred one and the loss, the graph's cursor
-stands on its mark, the move list shows its grade.
+with ``ref:strong`` (64 samples, the default), writes its viewer page and opens it at the first
+mistake or blunder: the card tells the move played, the preferred one and the loss, the graph's
+cursor stands on its mark, the move list shows its grade.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
 
     replay = play_processes(BOTS, seed=args.seed, hands=2)
     analysed = msgspec.structs.replace(
-        replay, analysis=analyze_replay(replay, make_evaluator("ref:search"))
+        replay, analysis=analyze_replay(replay, make_evaluator("ref:strong"))
     )
     entries = viewer_data(analysed)["analysis"]["steps"]
     marked = [i for i, e in enumerate(entries) if e and e["grade"] in ("mistake", "blunder")]

@@ -4,9 +4,11 @@ depend on: only what the seat saw, and (in fixed-budget mode) nothing else."""
 from __future__ import annotations
 
 from arena.analysis.analyzer import analyze_decision
+from arena.analysis.equivalent import merge_equivalent
 from arena.analysis.evaluator import make_evaluator
 from arena.analysis.record import ExactValues
 from arena.games.api import PASS, GameState
+from arena.games.scenario import lead, put
 from tests.analysis.positions import (
     BLOCK_LINE,
     PLAY_BLANK,
@@ -102,3 +104,40 @@ def test_a_fixed_budget_gives_the_same_judgement_every_time_and_the_seed_is_used
     one = analyze_decision(block_setting(), decision(block_endgame(), PLAY_BLANK), EVALUATOR, 7)
     two = analyze_decision(block_setting(), decision(block_endgame(), PLAY_BLANK), EVALUATOR, 7)
     assert one == two
+
+
+def _after_double_lead() -> GameState:
+    """Seat 0 led 6-6: both ends show 6, and seat 1 may put 3-6 or 5-6 on either."""
+    setting = block_setting()
+    state: GameState = setting.game.start_hand(setting.rules, 2, block_deal())
+    return state.apply(lead("6-6"))
+
+
+def test_a_tile_on_either_of_two_equal_ends_is_one_move_valued_as_one() -> None:
+    """The two mirror images of a play get the mean of their estimates; different tiles keep
+    their own."""
+    state = _after_double_lead()
+    valued = [
+        (put("3-6", "left", 3), 1.0),
+        (put("5-6", "left", 5), 0.5),
+        (put("3-6", "right", 3), 3.0),
+        (put("5-6", "right", 5), -0.5),
+    ]
+    assert merge_equivalent(state, 1, valued) == [
+        (put("3-6", "left", 3), 2.0),
+        (put("3-6", "right", 3), 2.0),
+        (put("5-6", "left", 5), 0.0),
+        (put("5-6", "right", 5), 0.0),
+    ]
+
+
+def test_playing_the_mirror_of_the_preferred_move_loses_nothing() -> None:
+    """Whichever end seat 1 puts a tile on, the other end's twin is never preferred to it."""
+    state = _after_double_lead()
+    for end in ("left", "right"):
+        for tile, out in (("3-6", 3), ("5-6", 5)):
+            judged = analyze_decision(
+                block_setting(), decision(state, put(tile, end, out), 2), EVALUATOR, 0
+            )
+            twin = put(tile, "right" if end == "left" else "left", out)
+            assert judged.best != wire(twin)
