@@ -3,6 +3,7 @@ the report's accuracy column."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -78,6 +79,13 @@ def test_db_analyses_every_replay_and_the_report_shows_accuracy(tmp_path: Path) 
     for entrant, summary in accuracy.items():
         assert f'data-entrant="{entrant}"' in page
         assert f'data-sort="{summary.accuracy}" title="{summary.decisions} decisions">' in page
+    again = arena("analyze", "--db", str(db), "--bot", BOT, "--json", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    document = json.loads(again.stdout)
+    assert (document["bot"], document["replays"]) == (BOT, len(replays))
+    assert sorted((b["name"], b["accuracy"]) for b in document["bots"]) == sorted(
+        (names[e], a.accuracy) for e, a in accuracy.items()
+    )
 
 
 def test_db_refuses_a_missing_database(tmp_path: Path) -> None:
