@@ -60,6 +60,7 @@ def main() -> None:
     spec_a, spec_b = parse_spec(args.a), parse_spec(args.b)
     margins = []
     pairs_won = 0.0
+    games = [0, 0, 0]  # A won, drew, lost
     times_a: list[float] = []
     times_b: list[float] = []
     n = args.players
@@ -69,12 +70,17 @@ def main() -> None:
         # A in seat 0 (and B elsewhere), then A in seat 1: for more seats, A takes one seat.
         for a_seat in (0, 1):
             bots = [
-                RefBot(spec_a if s == a_seat else spec_b, derive_seed(args.seed, "bot", deal, s))
+                RefBot(
+                    spec_a if s == a_seat else spec_b,
+                    derive_seed(args.seed, "bot", deal, s),
+                    one_hand=True,  # as `arena sprt --hands 1` plays
+                )
                 for s in range(n)
             ]
             times: list[list[float]] = [[] for _ in range(n)]
             values = play_hand(args.game, n, seed, bots, times)
             pair += values[a_seat]
+            games[0 if values[a_seat] > 0 else 1 if values[a_seat] == 0 else 2] += 1
             times_a += times[a_seat]
             for s in range(n):
                 if s != a_seat:
@@ -94,6 +100,7 @@ def main() -> None:
     print(f"{args.game} {n}p, {args.deals} deal pairs: {args.a} vs {args.b}")
     print(f"  margin of A per hand: {mean:+.2f} +- {error:.2f} points")
     print(f"  deal pairs won by A: {100 * pairs_won / len(margins):.1f}%")
+    print(f"  games won, drawn, lost by A: {games[0]}, {games[1]}, {games[2]}")
     print(f"  A: {ms(times_a)}; B: {ms(times_b)}")
 
 

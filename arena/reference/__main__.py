@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if isinstance(message, Hello):
             tracker.hello(message)
-            bot = RefBot(spec, message.seed)
+            bot = RefBot(spec, message.seed, one_hand=message.match.hands == 1)
             move_ms = message.time.move_ms
             _send(Ready(name=name))
         elif isinstance(message, HandStart):

@@ -15,7 +15,8 @@ colon: ``ref:search:samples=64``, ``ref:strong:ms=50``. The names (:data:`NAMES`
 Options (:mod:`arena.reference.spec`): ``samples=N`` (a fixed number of worlds per move: the
 moves do not depend on the machine's speed), ``ms=N`` (milliseconds per move; by default a
 tenth of the request's time, at most a tenth of the per-move limit), ``policy=greedy|random``
-(the playouts), ``playouts=N`` (per move and world).
+(the playouts), ``playouts=N`` (per move and world), ``win=N`` (what a won hand is worth
+beside its points when moves are ranked; by default 40 in a match of one hand, 5 otherwise).
 """
 
 from __future__ import annotations
@@ -38,10 +39,17 @@ _ANSWER_PENALTY = 6.0
 _GREEDY_WORLDS = 8
 
 
-def budget_for(spec: RefSpec, time_left_ms: int, move_ms: int) -> Budget:
-    """The evaluation budget of one move."""
+#: The default worth of a won hand beside its points: in a match of one hand, and in longer ones.
+WIN_ONE_HAND = 40.0
+WIN_LONGER = 5.0
+
+
+def budget_for(spec: RefSpec, time_left_ms: int, move_ms: int, one_hand: bool = False) -> Budget:
+    """The evaluation budget of one move (``one_hand``: the match is one hand long)."""
     strong = spec.name == "strong"
+    win = spec.win if spec.win is not None else WIN_ONE_HAND if one_hand else WIN_LONGER
     base = Budget(
+        win_weight=win,
         samples=spec.samples,
         ms=None,
         playouts=spec.playouts,
@@ -58,9 +66,10 @@ def budget_for(spec: RefSpec, time_left_ms: int, move_ms: int) -> Budget:
 class RefBot:
     """One reference bot: chooses a move from a seat's knowledge, with its own seeded random."""
 
-    def __init__(self, spec: RefSpec, seed: int) -> None:
+    def __init__(self, spec: RefSpec, seed: int, *, one_hand: bool = False) -> None:
         self.spec = spec
         self.rng = random.Random(seed)
+        self.one_hand = one_hand
 
     def __repr__(self) -> str:
         return f"<RefBot {PREFIX}{self.spec.text}>"
@@ -75,7 +84,8 @@ class RefBot:
             return legal[0], "only move"
         if name == "greedy":
             return self._greedy(k), ""
-        values = evaluate_moves(k, budget_for(self.spec, time_left_ms, move_ms), self.rng)
+        budget = budget_for(self.spec, time_left_ms, move_ms, self.one_hand)
+        values = evaluate_moves(k, budget, self.rng)
         return values[0].move, _note(values)
 
     def _greedy(self, k: SeatKnowledge) -> Move:

@@ -4,8 +4,9 @@ This is the API other modules build on (``arena analyze`` among them); its contr
 
 - :func:`evaluate_moves` ``(knowledge, budget, rng) -> list[MoveValue]``: every legal move of
   the seat to move (``knowledge.legal``), each with its estimated **value for the seat**, best
-  first (ties in the order of the legal list). A value is in hand points: what the seat will
-  score from now to the end of the hand minus the mean of what each other seat will score
+  first (by ``value + budget.win_weight * win``; ties in the order of the legal list). A
+  value is in hand points: what the seat will score from now to the end of the hand minus the
+  mean of what each other seat will score
   (``outcome().scores`` minus the scores now, so points scored during a hand count as they
   are made). Higher is better; two-player values are zero-sum differences.
 - Only ``knowledge`` is used: what the seat saw. Hidden tiles are sampled
@@ -41,7 +42,8 @@ from arena.reference.sampler import sample_weighted_worlds
 EXACT_NODES = 20_000
 #: Node limit of one sampled world's exact solution (``Budget.solve_worlds``).
 _WORLD_NODES = 1_500
-#: Tiles in hands and boneyard at most for ``Budget.solve_worlds`` to solve a world.
+#: Tiles in hands and boneyard (if drawn from) at most for ``Budget.solve_worlds`` to solve a
+#: world.
 _SMALL = 10
 #: Proposals per world wanted before the sampler gives up (a position no deal explains).
 _TRIES = 300
@@ -63,6 +65,8 @@ class Budget:
             greedy softmax model of play (:func:`arena.reference.policy.model_loglik`).
         solve_worlds: solve each sampled world exactly when it is small enough (perfect
             information Monte Carlo), instead of playing it out.
+        win_weight: the points a won hand is worth beside its points when moves are ranked
+            (``value + win_weight * win``): in a match of one hand only winning counts.
     """
 
     samples: int | None = 32
@@ -72,6 +76,7 @@ class Budget:
     exact_nodes: int = EXACT_NODES
     weighted: bool = False
     solve_worlds: bool = False
+    win_weight: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,12 +88,15 @@ class MoveValue:
         value: the mean value (hand points, see the module docstring); higher is better.
         samples: how many worlds it was scored in.
         exact: whether ``value`` is the exact perfect-information value.
+        win: the mean over the worlds of +1 for a hand the seat gains on (its value is
+            positive), -1 for one it loses on, 0 for even: from -1 to +1.
     """
 
     move: Move
     value: float
     samples: int
     exact: bool = False
+    win: float = 0.0
 
 
 def gain(root: GameState, final: GameState, seat: int) -> float:
@@ -214,13 +222,17 @@ def _exact_moves(
         value = exact_value(world.apply(move), k.seat, node_limit, deadline=deadline, clock=clock)
         if value is None:
             return None
-        values.append(MoveValue(move, value, 1, exact=True))
+        values.append(MoveValue(move, value, 1, exact=True, win=_sign(value)))
     return _ranked(values)
 
 
-def _ranked(values: list[MoveValue]) -> list[MoveValue]:
+def _sign(value: float) -> float:
+    return 1.0 if value > 0 else -1.0 if value < 0 else 0.0
+
+
+def _ranked(values: list[MoveValue], win_weight: float = 0.0) -> list[MoveValue]:
     order = {mv.move: i for i, mv in enumerate(values)}
-    return sorted(values, key=lambda mv: (-mv.value, order[mv.move]))
+    return sorted(values, key=lambda mv: (-(mv.value + win_weight * mv.win), order[mv.move]))
 
 
 def evaluate_moves(
@@ -245,13 +257,17 @@ def evaluate_moves(
         return [MoveValue(legal[0], 0.0, 0)]
     plugin = k.plugin
     totals = [0.0] * len(legal)
+    wins = [0.0] * len(legal)
     weight_sum = 0.0
     count = 0
     model = (lambda s, _seat, mv: model_loglik(plugin, s, mv)) if budget.weighted else None
     target = budget.samples
-    small = sum(k.hand_counts) + k.boneyard_size <= _SMALL
+    drawable = k.boneyard_size if plugin.features.draws else 0
+    small = sum(k.hand_counts) + drawable <= _SMALL
+    started = clock()
     while target is None or count < target:
-        if deadline is not None and count and clock() >= deadline:
+        # stop when one more world, at the mean cost so far, would end past the deadline
+        if deadline is not None and count and clock() + (clock() - started) / count > deadline:
             break
         found = sample_weighted_worlds(k, 1, rng, model=model, max_tries=_TRIES, deadline=deadline)
         if not found:
@@ -272,8 +288,15 @@ def evaluate_moves(
                     total += gain(world, end, k.seat)
                 value = total / budget.playouts
             totals[i] += weight * value
+            wins[i] += weight * _sign(value)
         weight_sum += weight
         count += 1
     if not count:
         return [MoveValue(mv, 0.0, 0) for mv in legal]
-    return _ranked([MoveValue(mv, totals[i] / weight_sum, count) for i, mv in enumerate(legal)])
+    return _ranked(
+        [
+            MoveValue(mv, totals[i] / weight_sum, count, win=wins[i] / weight_sum)
+            for i, mv in enumerate(legal)
+        ],
+        budget.win_weight,
+    )

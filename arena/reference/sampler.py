@@ -108,7 +108,12 @@ def _learn_void(state: GameState, seat: int, move: Move) -> frozenset[Tile]:
 
 def _propose(k: SeatKnowledge, plan: _Plan, rng: random.Random) -> Deal | None:
     """One deal placing the unseen tiles as the history allows (voids known so far), or
-    ``None`` when this attempt found no room for some tile."""
+    ``None`` when this attempt found no room for some tile.
+
+    The seat that moved first (its deal made it the leader) is placed last, and placed again
+    (up to :data:`_LEADER_TRIES` times) while the engine picks another leader for the deal:
+    which seat leads depends on the hands as dealt, and this is the cheapest place to fix it.
+    """
     voids = _voids(k)
     pool = list(plan.unseen)
     rng.shuffle(pool)
@@ -116,22 +121,68 @@ def _propose(k: SeatKnowledge, plan: _Plan, rng: random.Random) -> Deal | None:
     stock: dict[int, Tile] = dict(plan.own)
     order = list(plan.others)
     rng.shuffle(order)
-    for j in order:
-        placed = _place(k, plan, j, pool, voids, rng)
-        if placed is None:
-            return None
-        hands[j], drawn, pool = placed
+    first = k.events[0].seat if k.events else k.to_move
+    if first in order:
+        order.remove(first)
+        order.append(first)
+    for index, j in enumerate(order):
+        last = index == len(order) - 1 and j == first
+        for _attempt in range(_LEADER_TRIES if last else 1):
+            if last:
+                rng.shuffle(pool)
+            placed = _place(k, plan, j, pool, voids, rng)
+            if placed is None:
+                return None
+            hands[j], drawn, rest = placed
+            if not last:
+                break
+            deal = _deal(k, hands, {**stock, **drawn}, list(rest))
+            if deal is not None and _starts_right(k, deal):
+                return deal
+        else:
+            if last:
+                return None
         stock.update(drawn)
+        pool = rest
+    return _deal(k, hands, stock, pool)
+
+
+#: How many times the first mover's tiles are placed again for the engine to pick it as leader.
+_LEADER_TRIES = 12
+
+
+def _deal(
+    k: SeatKnowledge, hands: dict[int, tuple[Tile, ...]], stock: dict[int, Tile], pool: list[Tile]
+) -> Deal | None:
+    """The deal of these hands, the boneyard's known positions and the rest of the pool laid
+    in the other positions (in the pool's order)."""
     boneyard = [stock.get(p) for p in range(k.stock_size)]
     for p, tile in enumerate(boneyard):
         if tile is None:
+            if not pool:
+                return None
             boneyard[p] = pool.pop()
-    if pool:
+    if pool or len(hands) != k.players:
         return None
     return Deal(
         tuple(hands[s] for s in range(k.players)),
         tuple(t for t in boneyard if t is not None),
     )
+
+
+def _starts_right(k: SeatKnowledge, deal: Deal) -> bool:
+    """Whether the engine starts the hand of ``deal`` as it started: the same automatic
+    opening, if any, and the same seat to move first."""
+    try:
+        state: GameState = k.plugin.start_hand(k.rules, k.players, deal, k.start_scores, k.retired)
+    except ValueError:
+        return False
+    history = state.view(k.seat).history
+    start = len(history)
+    if tuple(history) != k.events[:start]:
+        return False
+    first = k.events[start].seat if len(k.events) > start else k.to_move
+    return state.to_move == first
 
 
 def _place(
@@ -179,6 +230,9 @@ def _place(
         return None
     tiles = list(window)
     ats = [at for _pos, at in slots]
+    quick = _uniform_split(k.hand_size, tiles, slots, window, rng)
+    if quick is not None:
+        return quick[0], quick[1], rest_pool
     if not _fillable(ats, tiles, window):
         return None
     drawn: dict[int, Tile] = {}
@@ -198,6 +252,57 @@ def _place(
     if len(tiles) != k.hand_size or any(window[t][0] >= 0 for t in tiles):
         return None
     return tuple(sorted(tiles)), drawn, rest_pool
+
+
+def _uniform_split(
+    hand_size: int,
+    tiles: list[Tile],
+    slots: list[tuple[int, int]],
+    window: dict[Tile, tuple[int, int]],
+    rng: random.Random,
+    attempts: int = 8,
+) -> tuple[tuple[Tile, ...], dict[int, Tile]] | None:
+    """Which of a seat's tiles were dealt, chosen uniformly among the tiles that may have
+    been, kept when the others fill its draws exactly (which draw brought which tile does not
+    matter to the rest of the hand); ``None`` after ``attempts`` misses."""
+    ats = [at for _pos, at in slots]
+    forced = [t for t in tiles if window[t][0] >= 0]
+    flexible: list[Tile] = []
+    dealt_only: list[Tile] = []
+    for t in tiles:
+        lo, hi = window[t]
+        if lo >= 0:
+            continue
+        (flexible if any(at < hi for at in ats) else dealt_only).append(t)
+    need = hand_size - len(dealt_only)
+    if need < 0 or need > len(flexible) or len(forced) + len(flexible) - need != len(slots):
+        return None
+    for _attempt in range(attempts):
+        dealt = rng.sample(flexible, need)
+        chosen = set(dealt)
+        drawn = [*forced, *(t for t in flexible if t not in chosen)]
+        placed = _match(drawn, slots, window)
+        if placed is not None:
+            return tuple(sorted([*dealt_only, *dealt])), placed
+    return None
+
+
+def _match(
+    tiles: list[Tile], slots: list[tuple[int, int]], window: dict[Tile, tuple[int, int]]
+) -> dict[int, Tile] | None:
+    """Each tile given its own draw within its window (earliest deadline first), or ``None``."""
+    waiting = sorted(tiles, key=lambda t: window[t])
+    ready: list[tuple[int, Tile]] = []
+    placed: dict[int, Tile] = {}
+    i = 0
+    for pos, at in slots:
+        while i < len(waiting) and window[waiting[i]][0] <= at:
+            heapq.heappush(ready, (window[waiting[i]][1], waiting[i]))
+            i += 1
+        if not ready or ready[0][0] <= at:
+            return None
+        placed[pos] = heapq.heappop(ready)[1]
+    return placed if i == len(waiting) and not ready else None
 
 
 def _fillable(ats: list[int], tiles: list[Tile], window: dict[Tile, tuple[int, int]]) -> bool:

@@ -4,7 +4,7 @@ Only the standard library: the referee's command parsing (``arena.referee.comman
 ``ref:search:samples=64`` into the bot's argv with it (:func:`ref_argv`). The options:
 ``samples=N`` (a fixed number of worlds per move: moves independent of the machine's speed),
 ``ms=N`` (milliseconds per move), ``policy=greedy|random`` (the playouts), ``playouts=N`` (per
-move and world).
+move and world), ``win=N`` (the points a won hand is worth beside its points).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 NAMES: tuple[str, ...] = ("random", "greedy", "search", "strong")
 #: The prefix that makes a bot argument a reference bot.
 PREFIX = "ref:"
-_OPTIONS = ("samples", "ms", "policy", "playouts")
+_OPTIONS = ("samples", "ms", "policy", "playouts", "win")
 
 
 class SpecError(ValueError):
@@ -33,6 +33,8 @@ class RefSpec:
         ms: milliseconds per move, or ``None`` for the default share of the request's time.
         policy: the playout policy (``greedy`` or ``random``).
         playouts: playouts per move and world.
+        win: the points a won hand is worth beside its points when moves are ranked, or
+            ``None`` for the default (more in a match of one hand, where only winning counts).
     """
 
     name: str
@@ -40,6 +42,7 @@ class RefSpec:
     ms: float | None = None
     policy: str = "greedy"
     playouts: int = 1
+    win: float | None = None
 
     @property
     def text(self) -> str:
@@ -53,6 +56,8 @@ class RefSpec:
             options.append(f"policy={self.policy}")
         if self.playouts != 1:
             options.append(f"playouts={self.playouts}")
+        if self.win is not None:
+            options.append(f"win={self.win:g}")
         return self.name + (":" + ",".join(options) if options else "")
 
 
@@ -89,6 +94,11 @@ def parse_spec(text: str) -> RefSpec:
                 if not ms > 0:
                     raise ValueError
                 spec = replace(spec, ms=ms)
+            elif key == "win":
+                win = float(value)
+                if not win >= 0:
+                    raise ValueError
+                spec = replace(spec, win=win)
             else:
                 number = int(value)
                 if number < 1:
