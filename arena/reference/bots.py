@@ -56,6 +56,7 @@ def budget_for(spec: RefSpec, time_left_ms: int, move_ms: int, one_hand: bool = 
         policy=spec.policy,
         weighted=strong,
         solve_worlds=strong,
+        racing=strong,
     )
     if spec.samples is not None and spec.ms is None:
         return base

@@ -27,6 +27,7 @@ Nothing here names a game.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -47,6 +48,9 @@ _WORLD_NODES = 1_500
 _SMALL = 10
 #: Proposals per world wanted before the sampler gives up (a position no deal explains).
 _TRIES = 300
+#: Racing (``Budget.racing``): worlds before the first drop, and the drop's standard errors.
+_RACE_FROM = 8
+_RACE_Z = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,9 @@ class Budget:
             information Monte Carlo), instead of playing it out.
         win_weight: the points a won hand is worth beside its points when moves are ranked
             (``value + win_weight * win``): in a match of one hand only winning counts.
+        racing: drop, every few worlds, the moves clearly worse than the best so far (paired
+            over the same worlds), and spend their share of the budget on the others; a
+            dropped move's value rests on fewer worlds and ranks below the others.
     """
 
     samples: int | None = 32
@@ -77,6 +84,7 @@ class Budget:
     weighted: bool = False
     solve_worlds: bool = False
     win_weight: float = 0.0
+    racing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,16 +264,22 @@ def evaluate_moves(
     if len(legal) == 1:
         return [MoveValue(legal[0], 0.0, 0)]
     plugin = k.plugin
-    totals = [0.0] * len(legal)
-    wins = [0.0] * len(legal)
-    weight_sum = 0.0
+    n = len(legal)
+    totals = [0.0] * n
+    wins = [0.0] * n
+    weights = [0.0] * n
+    seen = [0] * n
+    utilities: list[list[float]] = [[] for _ in range(n)]  # per world, while the move races
+    active = list(range(n))
     count = 0
     model = (lambda s, _seat, mv: model_loglik(plugin, s, mv)) if budget.weighted else None
-    target = budget.samples
+    # Fixed budget: ``samples`` worlds for every move, as move-world evaluations; racing
+    # spends those of the moves it drops on the others.
+    evaluations = None if budget.samples is None else budget.samples * n
     drawable = k.boneyard_size if plugin.features.draws else 0
     small = sum(k.hand_counts) + drawable <= _SMALL
     started = clock()
-    while target is None or count < target:
+    while evaluations is None or evaluations >= len(active):
         # stop when one more world, at the mean cost so far, would end past the deadline
         if deadline is not None and count and clock() + (clock() - started) / count > deadline:
             break
@@ -275,8 +289,8 @@ def evaluate_moves(
         world, weight = found[0]
         # the same playout randomness for every move of a world (common random numbers)
         stream = rng.getrandbits(64)
-        for i, move in enumerate(legal):
-            after = world.apply(move)
+        for i in active:
+            after = world.apply(legal[i])
             play_rng = random.Random(stream)
             value = None
             if budget.solve_worlds and small:
@@ -289,14 +303,46 @@ def evaluate_moves(
                 value = total / budget.playouts
             totals[i] += weight * value
             wins[i] += weight * _sign(value)
-        weight_sum += weight
+            weights[i] += weight
+            seen[i] += 1
+            utilities[i].append(value + budget.win_weight * _sign(value))
+        if evaluations is not None:
+            evaluations -= len(active)
         count += 1
+        if budget.racing and count >= _RACE_FROM and count % 4 == 0:
+            active = _race(active, utilities)
+            if len(active) == 1:
+                break  # decided: more worlds would change nothing
     if not count:
         return [MoveValue(mv, 0.0, 0) for mv in legal]
-    return _ranked(
-        [
-            MoveValue(mv, totals[i] / weight_sum, count, win=wins[i] / weight_sum)
-            for i, mv in enumerate(legal)
-        ],
-        budget.win_weight,
-    )
+    values = [
+        MoveValue(mv, totals[i] / weights[i], seen[i], win=wins[i] / weights[i])
+        for i, mv in enumerate(legal)
+    ]
+    if budget.racing:  # a dropped move ranks below every move still in the race
+        kept = set(active)
+        return [
+            *_ranked([v for i, v in enumerate(values) if i in kept], budget.win_weight),
+            *_ranked([v for i, v in enumerate(values) if i not in kept], budget.win_weight),
+        ]
+    return _ranked(values, budget.win_weight)
+
+
+def _race(active: list[int], utilities: list[list[float]]) -> list[int]:
+    """The moves still in the race: those not clearly worse than the best so far (the mean of
+    their paired differences with it, over the same worlds, within ``_RACE_Z`` standard errors
+    of zero)."""
+    best = max(active, key=lambda i: sum(utilities[i]) / len(utilities[i]))
+    base = utilities[best]
+    kept = []
+    for i in active:
+        if i == best:
+            kept.append(i)
+            continue
+        mine = utilities[i]
+        diffs = [a - b for a, b in zip(mine, base[-len(mine) :], strict=True)]
+        mean = sum(diffs) / len(diffs)
+        var = sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1)
+        if mean + _RACE_Z * math.sqrt(var / len(diffs)) >= 0:
+            kept.append(i)
+    return kept
