@@ -106,4 +106,7 @@ def make_evaluator(text: str) -> ReferenceEvaluator:
         )
     if spec.samples is None:
         spec = replace(spec, samples=DEFAULT_SAMPLES)
-    return ReferenceEvaluator(PREFIX + spec.text, budget_for(spec, 0, 0))
+    # Every move valued over every world: racing (ref:strong's, for play) drops the moves it
+    # finds clearly worse, and an analysis wants the value of the move played, however bad.
+    budget = replace(budget_for(spec, 0, 0), racing=False)
+    return ReferenceEvaluator(PREFIX + spec.text, budget)
