@@ -172,6 +172,18 @@ class HandState:
         new._legal = None
         return new
 
+    def last_actions(self, count: int) -> tuple[tuple[int, Move], ...]:
+        """The newest ``count`` actions (fewer at the start of a hand) as ``(seat, move)``,
+        newest first: what a transposition key needs of the history (consecutive passes, a
+        draw just made)."""
+        found: list[tuple[int, Move]] = []
+        node = self._history
+        while node is not None and len(found) < count:
+            seat, move, _drawn = node[0]
+            found.append((seat, move))
+            node = node[1]
+        return tuple(found)
+
     @property
     def boneyard_size(self) -> int:
         """Tiles left in the boneyard (Fives' stock; in Matador the reserve included)."""

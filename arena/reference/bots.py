@@ -9,14 +9,16 @@ colon: ``ref:search:samples=64``, ``ref:strong:ms=50``. The names (:data:`NAMES`
 - ``search``: determinized search: every legal move scored over sampled worlds by greedy
   playouts (:func:`arena.reference.evaluate.evaluate_moves`), the exact endgame once the rest
   of the hand is of perfect information;
-- ``strong``: the same, with the worlds weighted by how likely the other seats' past moves
-  were under a model of their play, and each world solved exactly when it is small.
+- ``strong``: the same search with **racing** (moves clearly worse than the best so far, paired
+  over the same worlds, are dropped and their share of the budget goes to the others) and each
+  world **solved exactly** instead of played out once at most seven tiles can still move.
 
 Options (:mod:`arena.reference.spec`): ``samples=N`` (a fixed number of worlds per move: the
-moves do not depend on the machine's speed), ``ms=N`` (milliseconds per move; by default a
-tenth of the request's time, at most a tenth of the per-move limit), ``policy=greedy|random``
+moves do not depend on the machine's speed), ``ms=N`` (milliseconds per move; by default 85% of
+a tenth of the request's time, at most of a tenth of the per-move limit), ``policy=greedy|random``
 (the playouts), ``playouts=N`` (per move and world), ``win=N`` (what a won hand is worth
-beside its points when moves are ranked; by default 40 in a match of one hand, 5 otherwise).
+beside its points when moves are ranked; by default 5, and in a match of one hand 40, or 200
+for ``strong``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ __all__ = ["NAMES", "PREFIX", "RefBot", "RefSpec", "SpecError", "budget_for", "p
 
 #: The share of the request's time a bot spends by default.
 TIME_SHARE = 0.1
+#: The share of that time planned for the search: the rest covers the reply, the last world and
+#: a busy machine's delays, so that the time the referee measures stays within the share.
+PLANNED = 0.85
 _ANSWER_PENALTY = 6.0
 _GREEDY_WORLDS = 8
 
@@ -42,25 +47,28 @@ _GREEDY_WORLDS = 8
 #: The default worth of a won hand beside its points: in a match of one hand, and in longer ones.
 WIN_ONE_HAND = 40.0
 WIN_LONGER = 5.0
+#: ``ref:strong`` in a match of one hand: nearly only the win counts (measured: docs).
+WIN_ONE_HAND_STRONG = 200.0
 
 
 def budget_for(spec: RefSpec, time_left_ms: int, move_ms: int, one_hand: bool = False) -> Budget:
     """The evaluation budget of one move (``one_hand``: the match is one hand long)."""
     strong = spec.name == "strong"
-    win = spec.win if spec.win is not None else WIN_ONE_HAND if one_hand else WIN_LONGER
+    one_hand_win = WIN_ONE_HAND_STRONG if strong else WIN_ONE_HAND
+    win = spec.win if spec.win is not None else one_hand_win if one_hand else WIN_LONGER
     base = Budget(
         win_weight=win,
         samples=spec.samples,
         ms=None,
         playouts=spec.playouts,
         policy=spec.policy,
-        weighted=strong,
+        weighted=False,  # measured: weighting by the greedy model lost points (docs)
         solve_worlds=strong,
         racing=strong,
     )
     if spec.samples is not None and spec.ms is None:
         return base
-    ms = spec.ms if spec.ms is not None else TIME_SHARE * min(time_left_ms, move_ms)
+    ms = spec.ms if spec.ms is not None else PLANNED * TIME_SHARE * min(time_left_ms, move_ms)
     return replace(base, ms=ms)
 
 

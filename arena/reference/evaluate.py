@@ -42,10 +42,10 @@ from arena.reference.sampler import sample_weighted_worlds
 #: Node limit of :func:`exact_value` by default.
 EXACT_NODES = 20_000
 #: Node limit of one sampled world's exact solution (``Budget.solve_worlds``).
-_WORLD_NODES = 1_500
+_WORLD_NODES = 400
 #: Tiles in hands and boneyard (if drawn from) at most for ``Budget.solve_worlds`` to solve a
 #: world.
-_SMALL = 10
+_SMALL = 7
 #: Proposals per world wanted before the sampler gives up (a position no deal explains).
 _TRIES = 300
 #: Racing (``Budget.racing``): worlds before the first drop, and the drop's standard errors.
@@ -137,14 +137,7 @@ def _key(state: GameState) -> tuple[object, ...]:
     position, seat to move, open ends and the tiles at them, scores, the latest actions)."""
     view = state.view(state.to_move or 0)
     layout = view.layout
-    recent = []
-    node = state._history  # type: ignore[attr-defined]
-    for _ in range(state.players + 1):
-        if node is None:
-            break
-        seat, move, _drawn = node[0]
-        recent.append((seat, move.kind))
-        node = node[1]
+    recent = state.last_actions(state.players + 1)  # type: ignore[attr-defined]
     return (
         state.hands,  # type: ignore[attr-defined]
         state.stock_pos,  # type: ignore[attr-defined]
@@ -155,7 +148,7 @@ def _key(state: GameState) -> tuple[object, ...]:
         layout[-1] if layout else None,
         view.spinner is None,
         tuple((name, tiles[-1] if tiles else None) for name, tiles in view.arms),
-        tuple(recent),
+        tuple((seat, move.kind) for seat, move in recent),
     )
 
 
@@ -294,7 +287,7 @@ def evaluate_moves(
             play_rng = random.Random(stream)
             value = None
             if budget.solve_worlds and small:
-                value = exact_value(after, k.seat, _WORLD_NODES)
+                value = exact_value(after, k.seat, _WORLD_NODES, deadline=deadline, clock=clock)
             if value is None:
                 total = 0.0
                 for _ in range(budget.playouts):

@@ -25,7 +25,7 @@ from typing import Any
 from arena.games.api import DRAW, GameState, Move, MoveKind, PublicEvent
 from arena.games.plugin import GamePlugin
 from arena.games.registry import get_game
-from arena.games.tiles import Tile, make_tile
+from arena.games.tiles import ALL_TILES, Tile, make_tile
 from arena.wire import move_from_wire, rules_from_wire
 from protocol import messages as m
 
@@ -88,7 +88,7 @@ class SeatKnowledge:
         """The tiles this seat has never seen: in another hand or in the boneyard."""
         seen = set(self.dealt) | set(self.drawn)
         seen.update(e.move.tile for e in self.events if e.move.tile is not None)
-        return tuple(t for t in _ALL if t not in seen)
+        return tuple(t for t in ALL_TILES if t not in seen)
 
     def determined(self) -> bool:
         """Whether the rest of the hand is a game of perfect information for this seat: the
@@ -98,9 +98,6 @@ class SeatKnowledge:
             return False
         holders = [s for s in range(self.players) if s != self.seat and self.hand_counts[s]]
         return len(holders) <= 1
-
-
-_ALL: tuple[Tile, ...] = tuple((a, b) for a in range(7) for b in range(a, 7))
 
 
 def knowledge_from_state(plugin: GamePlugin, state: GameState, seat: int) -> SeatKnowledge:

@@ -34,13 +34,10 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from arena.games.api import Deal, GameState, IllegalMoveError, Move, MoveKind
-from arena.games.tiles import TILE_BIT, Tile
+from arena.games.tiles import ALL_TILES, TILE_BIT, Tile
 from arena.reference.knowledge import SeatKnowledge
-
-_ALL: tuple[Tile, ...] = tuple((a, b) for a in range(7) for b in range(a, 7))
 
 #: A model of a seat's play: the log-probability that ``seat`` chose ``move`` in ``state``.
 MoveModel = Callable[[GameState, int, Move], float]
@@ -103,7 +100,7 @@ def _voids(k: SeatKnowledge) -> dict[int, frozenset[Tile]]:
 def _learn_void(state: GameState, seat: int, move: Move) -> frozenset[Tile]:
     """The tiles that, held by ``seat`` in ``state``, would make ``move`` illegal there."""
     what_if = state.with_hand  # type: ignore[attr-defined]
-    return frozenset(t for t in _ALL if move not in what_if(seat, TILE_BIT[t]).legal_moves())
+    return frozenset(t for t in ALL_TILES if move not in what_if(seat, TILE_BIT[t]).legal_moves())
 
 
 def _propose(k: SeatKnowledge, plan: _Plan, rng: random.Random) -> Deal | None:
@@ -425,12 +422,3 @@ def sample_weighted_worlds(
         if state is not None:
             found.append((state, loglik))
     return [(s, math.exp(max(w, -700.0))) for s, w in found]
-
-
-def hidden_tiles(world: GameState, k: SeatKnowledge) -> dict[str, Any]:
-    """What a world says of the hidden tiles (for tests and debugging): each seat's hand and
-    the boneyard, top first."""
-    return {
-        "hands": [world.view(s).hand for s in range(k.players)],
-        "boneyard": world.boneyard_tiles(),  # type: ignore[attr-defined]
-    }
