@@ -9,9 +9,8 @@ seed give the same analysis everywhere.
 - ``ref:search``: determinized search: ``samples`` worlds consistent with what the seat saw
   (default :data:`DEFAULT_SAMPLES`), each legal move played out in each (``playouts``,
   ``policy``).
-- ``ref:strong`` (the default): the same, the worlds weighted by how likely the other seats'
-  past moves were under the reference's model of play, each small world solved exactly
-  (about the CPU of ``ref:search``: docs/analysis.md).
+- ``ref:strong`` (the default): the same, each sampled world solved exactly once it is small
+  (perfect-information Monte Carlo), about the CPU of ``ref:search`` (docs/analysis.md).
 
 ``ms=`` (a time budget) is refused, and so are ``ref:random`` and ``ref:greedy``, which
 evaluate nothing: one line each (exit 2). The double-dummy value is tried when at most
