@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
+from arena.analysis.record import Analysis
 from arena.errors import ArenaError
 from arena.games.match import EndReason
 from arena.policy import STRICT, FailurePolicy
@@ -204,6 +205,8 @@ class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
     ``policy``, ``sandbox`` (a `arena.referee.sandbox.SandboxConfig` as a mapping),
     ``max_stdout_bytes``, ``max_line_bytes`` and ``workdir`` (the folder the arena ran in,
     where relative bot commands start) are what `arena rematch` needs to play the match again.
+    ``analysis`` is the optional section ``arena analyze`` writes (`arena.analysis.record`): not
+    the referee's record, so `arena verify` ignores it.
     """
 
     format: int
@@ -224,6 +227,7 @@ class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
     max_stdout_bytes: int | None = None
     max_line_bytes: int = 1 << 16
     workdir: str = ""
+    analysis: Analysis | None = None
 
 
 class ReplayError(ArenaError, ValueError):

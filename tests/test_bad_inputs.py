@@ -51,6 +51,7 @@ DOCUMENTED = {
     "verify": {0, 1, 2},
     "view": {0, 1, 2},
     "schema": {0, 2},
+    "analyze": {0, 1, 2},
 }
 
 
@@ -97,6 +98,7 @@ def _replay_cases() -> list[Case]:
         commands: list[tuple[str, ...]] = [("verify",)]
         if name in every:
             commands += [("view", "--all"), ("view", "--html", "{D}/v.html"), ("rematch",)]
+            commands += [("analyze", "--html", "{D}/v.html")]
         for command in commands:
             argv = (*command[:1], path, *command[1:])
             cases.append(

@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from arena.cli.analyze import _analyze
 from arena.cli.check import _check
 from arena.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, internal_error
 from arena.cli.match_flags import _match_flags
@@ -47,6 +48,7 @@ _HANDLERS = {
     "verify": _verify,
     "view": _view,
     "schema": _schema,
+    "analyze": _analyze,
 }
 
 

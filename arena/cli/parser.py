@@ -243,6 +243,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--html", type=Path, metavar="OUT.html", help="write the replay viewer page to OUT.html"
     )
 
+    _add_analyze(commands)
+
     schema = commands.add_parser(
         "schema",
         help="write the protocol's JSON Schema",
@@ -252,3 +254,48 @@ def _build_parser() -> argparse.ArgumentParser:
         "--out", type=Path, help="file to write (default: standard output); docs keep a copy"
     )
     return parser
+
+
+def _add_analyze(commands: argparse._SubParsersAction[OneLineParser]) -> None:
+    """``arena analyze``: docs/analysis.md."""
+    analyze = commands.add_parser(
+        "analyze",
+        help="judge every move of a replay (or of a tournament's replays) with a reference bot",
+        description="For every move of every seat: the move the reference evaluator prefers "
+        "from that seat's own information, the values of the played and the preferred move "
+        "(hand points), the loss, and where the position is small the double-dummy value. "
+        "The analysis is written into the replay as its optional 'analysis' section "
+        "(arena verify ignores it) and drawn by the viewer page. docs/analysis.md",
+    )
+    what = analyze.add_mutually_exclusive_group(required=True)
+    what.add_argument("replay", type=Path, nargs="?", help="the replay to analyse")
+    what.add_argument(
+        "--db", type=Path, help="analyse every replay of this tournament database instead"
+    )
+    analyze.add_argument(
+        "-o",
+        "--out",
+        type=Path,
+        metavar="OUT.json",
+        help="write the analysed replay here (default: into REPLAY itself)",
+    )
+    analyze.add_argument(
+        "--html", type=Path, metavar="OUT.html", help="also write its viewer page to OUT.html"
+    )
+    analyze.add_argument(
+        "--bot",
+        default="ref:strong",
+        metavar="ref:NAME[:OPTIONS]",
+        help="the reference evaluator and its fixed budget (default ref:strong, 64 samples; "
+        "docs/analysis.md lists the options)",
+    )
+    analyze.add_argument(
+        "--seed", type=_seed, default=0, help="the analysis seed (default 0: reproducible)"
+    )
+    analyze.add_argument(
+        "--workers",
+        type=_positive,
+        default=max(1, os.cpu_count() or 1),
+        help="--db: worker processes (default: one per core)",
+    )
+    analyze.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -35,6 +35,7 @@ from arena import PRODUCT
 from arena.games.registry import DEFAULT_GAME
 from arena.policy import FailurePolicy
 from arena.tournament.ratings_view import compute_ratings
+from arena.tournament.report_analysis import bot_accuracy
 from arena.tournament.report_markup import PALETTE, Context, bot_tag, costs, esc, failure_kinds
 from arena.tournament.report_matches import (
     FailureEntry,
@@ -97,7 +98,7 @@ def render_report(
             _nav(len(failures), len(entries)),
             '<main class="report">',
             _summary(entries, scheduled, failures, store, policy),
-            standings_section(standings, ctx),
+            standings_section(standings, ctx, bot_accuracy(entries)),
             ratings_section(ratings, ctx),
             cross_section(standings, ctx),
             failures_section(standings, failures, entries, ctx),

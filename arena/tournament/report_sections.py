@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from arena.analysis.record import SeatAccuracy
+from arena.analysis.summary import DEFAULT_THRESHOLDS
 from arena.replay import Status
 from arena.tournament.ratings_view import RatingsView
 from arena.tournament.report_markup import (
@@ -25,18 +27,24 @@ from arena.tournament.report_matches import FailureEntry, MatchEntry
 from arena.tournament.standings import BotStanding, Standings
 
 
-def standings_section(standings: Standings, ctx: Context) -> str:
-    # Strikes and restarts (failure policy lenient) get their columns when a bot had any.
+def standings_section(
+    standings: Standings, ctx: Context, accuracy: dict[int, SeatAccuracy] | None = None
+) -> str:
+    # Strikes and restarts (failure policy lenient) get their columns when a bot had any; the
+    # accuracy (arena analyze --db) when a replay has an analysis.
     lenient = any(b.strikes or b.restarts for b in standings.bots)
+    accuracy = accuracy or {}
     head = (
         "<tr><th class='num'>#</th><th>bot</th><th class='num'>points</th>"
         "<th class='num'>W-D-L</th><th class='num'>matches</th><th class='num'>avg/hand</th>"
-        "<th>failures</th>"
+        + (ACCURACY_HEAD if accuracy else "")
+        + "<th>failures</th>"
         + ("<th class='num'>strikes</th><th class='num'>restarts</th>" if lenient else "")
         + "<th class='num'>median ms</th><th class='num'>p95 ms</th></tr>"
     )
     rows = [
-        _standing_row(place, bot, ctx, lenient) for place, bot in enumerate(standings.bots, start=1)
+        _standing_row(place, bot, ctx, lenient, accuracy)
+        for place, bot in enumerate(standings.bots, start=1)
     ]
     return (
         '<section id="standings"><h2>Standings <small>after '
@@ -51,6 +59,7 @@ def standings_section(standings: Standings, ctx: Context) -> str:
             if lenient
             else ""
         )
+        + (ACCURACY_HINT if accuracy else "")
         + "</p>"
         '<div class="scroll"><table class="grid standings sortable"><thead>'
         + head
@@ -60,7 +69,13 @@ def standings_section(standings: Standings, ctx: Context) -> str:
     )
 
 
-def _standing_row(place: int, bot: BotStanding, ctx: Context, lenient: bool) -> str:
+def _standing_row(
+    place: int,
+    bot: BotStanding,
+    ctx: Context,
+    lenient: bool,
+    accuracy: dict[int, SeatAccuracy],
+) -> str:
     share = bot.points / bot.matches if bot.matches else 0.0
     medal = f" medal{place}" if place <= 3 else ""
     return (
@@ -76,7 +91,8 @@ def _standing_row(place: int, bot: BotStanding, ctx: Context, lenient: bool) -> 
         f'<span class="d">{bot.draws}</span>-<span class="l">{bot.losses}</span></td>'
         f'<td class="num c-matches">{bot.matches}</td>'
         f'<td class="num c-avg">{bot.avg_hand_score:.1f}</td>'
-        f'<td class="c-failures" data-sort="{sum(bot.failures.values())}">'
+        + (accuracy_cells(accuracy.get(bot.entrant)) if accuracy else "")
+        + f'<td class="c-failures" data-sort="{sum(bot.failures.values())}">'
         f"{failure_badges(bot.failures)}</td>"
         + (
             f'<td class="num c-strikes">{bot.strikes}</td>'
@@ -86,6 +102,30 @@ def _standing_row(place: int, bot: BotStanding, ctx: Context, lenient: bool) -> 
         )
         + f'<td class="num c-median">{ms(bot.median_ms)}</td>'
         f'<td class="num c-p95">{ms(bot.p95_ms)}</td></tr>'
+    )
+
+
+#: The standings' accuracy columns (arena analyze --db; docs/analysis.md).
+ACCURACY_HEAD = (
+    "<th class='num' title='decisions whose loss is under the inaccuracy threshold'>accuracy</th>"
+    "<th class='num' title='mean loss per decision, hand points'>mean loss</th>"
+)
+ACCURACY_HINT = (
+    " Accuracy (<code>arena analyze --db</code>): the share of a bot's decisions (moves with a "
+    f"choice) that lost less than {DEFAULT_THRESHOLDS.inaccuracy:g} hand points against the "
+    "reference evaluator's preferred "
+    "move, over the analysed replays; mean loss in hand points per decision."
+)
+
+
+def accuracy_cells(summary: SeatAccuracy | None) -> str:
+    """A bot's accuracy and mean loss cells (empty when none of its replays is analysed)."""
+    if summary is None or not summary.decisions:
+        return '<td class="num c-accuracy" data-sort="-1">-</td><td class="num c-loss">-</td>'
+    return (
+        f'<td class="num c-accuracy" data-sort="{summary.accuracy}" '
+        f'title="{summary.decisions} decisions">{summary.accuracy:.1f}%</td>'
+        f'<td class="num c-loss" data-sort="{summary.mean_loss}">{summary.mean_loss:.2f}</td>'
     )
 
 

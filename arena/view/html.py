@@ -32,6 +32,7 @@ from arena.games.api import Move
 from arena.games.tiles import Tile, tile_str
 from arena.replay import ExchangedLine, Failure, Replay, Status
 from arena.text import seat_name
+from arena.view.analysis_data import analysis_data
 from arena.view.page import asset, html_document
 from arena.view.steps import (
     Board,
@@ -88,7 +89,7 @@ def viewer_data(replay: Replay, steps: Sequence[Step] | None = None) -> dict[str
     steps = build_steps(replay) if steps is None else steps
     special = sorted(game_of(replay).drawing.special_tiles)
     names = [seat_name(s) for s in replay.seats]
-    return {
+    data: dict[str, Any] = {
         "viewer_data": VIEWER_DATA_VERSION,
         "replay_format": replay.format,
         "title": _title(replay, names),
@@ -120,6 +121,10 @@ def viewer_data(replay: Replay, steps: Sequence[Step] | None = None) -> dict[str
         "seats": [_seat_data(replay, seat) for seat in range(replay.players)],
         "steps": _steps_data(replay, steps),
     }
+    analysis = analysis_data(replay, steps)
+    if analysis is not None:  # optional: the replay's analysis (arena analyze), analysis.js
+        data["analysis"] = analysis
+    return data
 
 
 def _title(replay: Replay, names: list[str]) -> str:
@@ -473,9 +478,9 @@ def render_page(data: dict[str, Any]) -> str:
     return html_document(
         title=str(data.get("title", f"{PRODUCT} replay")),
         made_by="arena view --html",
-        css=asset("viewer.css"),
+        css=asset("viewer.css") + asset("analysis.css"),
         body=_BODY.format(data=embed_json(data), table=embed_json(table)),
-        js=asset("viewer.js"),
+        js=asset("analysis.js") + asset("viewer.js"),
     )
 
 

@@ -450,6 +450,8 @@
         this.faults.push({ strikes: [...strikes], restarts: [...restarts] });
       }
       this.build();
+      // The replay's analysis, when it has one (analysis.js, loaded before this script).
+      this.analysis = window.ArenaAnalysis ? window.ArenaAnalysis.attach(this) : null;
     }
 
     // The page's frame: header, table, event card, move list, controls.
@@ -726,6 +728,7 @@
       this.renderFelt(step, board, forward);
       this.renderEvent(step);
       this.renderMoveList();
+      if (this.analysis) this.analysis.render();
       this.app.setAttribute("data-step", this.index + 1);
       this.app.setAttribute("data-view", String(this.view));
     }
