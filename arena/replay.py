@@ -240,9 +240,13 @@ def encode_replay(replay: Replay) -> bytes:
 
 def write_replay(path: str | os.PathLike[str], replay: Replay) -> Path:
     """Write ``replay`` to ``path`` atomically (temporary file, fsync, rename)."""
+    return write_replay_bytes(path, encode_replay(replay))
+
+
+def write_replay_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write an encoded replay (`encode_replay`'s bytes) to ``path`` atomically."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = encode_replay(replay)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         os.fchmod(fd, 0o644)  # mkstemp makes the file private; a replay is meant to be shared

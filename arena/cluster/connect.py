@@ -1,0 +1,96 @@
+"""The Dask client of a tournament's coordinator: its security, and an unreachable or unusable
+scheduler as one line naming the address (exit 2).
+
+The client is Dask's synchronous ``Client``, which runs its own event loop in a thread of its
+own; the coordinator's trio code calls it from worker threads (``trio.to_thread``) and hears of
+finished tasks through the futures' callbacks.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.cluster.options import ClusterOptions
+from arena.errors import ArenaError
+
+#: A scheduler's address as Dask's command line prints it.
+_ADDRESS = re.compile(r"(tcp|tls)://[^\s/:]+(:[0-9]+)")
+
+if TYPE_CHECKING:
+    from distributed import Client
+    from distributed.security import Security
+
+
+class ClusterError(ArenaError):
+    """The cluster cannot be used: the scheduler cannot be reached, a TLS file is missing, or
+    a worker is refused; the message names the address, the file or the worker."""
+
+
+def _readable(path: Path, flag: str) -> str:
+    if not os.access(path, os.R_OK) or not path.is_file():
+        raise ClusterError(f"{flag} {path}: cannot read that file")
+    return str(path)
+
+
+def security(options: ClusterOptions) -> Security | None:
+    """Dask's ``Security`` from the TLS flags, or ``None`` (Dask's configuration applies).
+
+    Raises:
+        ClusterError: a TLS flag without the others, or a file that cannot be read.
+    """
+    if not options.uses_tls:
+        return None
+    given = {
+        "--tls-ca-file": options.tls_ca_file,
+        "--tls-cert": options.tls_cert,
+        "--tls-key": options.tls_key,
+    }
+    missing = [flag for flag, path in given.items() if path is None]
+    if missing:
+        raise ClusterError(
+            f"TLS needs --tls-ca-file, --tls-cert and --tls-key: {missing[0]} is missing"
+        )
+    from distributed.security import Security
+
+    ca, cert, key = (_readable(path, flag) for flag, path in given.items() if path is not None)
+    return Security(
+        tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key, require_encryption=True
+    )
+
+
+def connect(options: ClusterOptions) -> Client:
+    """A client of the scheduler at ``options.address`` (blocking: call it from a thread).
+
+    Raises:
+        ClusterError: naming the address when the scheduler does not answer in time or the
+            address is not one.
+    """
+    address = options.address
+    if not _ADDRESS.fullmatch(address):
+        raise ClusterError(
+            f"--cluster {address}: not a scheduler address (tcp://HOST:PORT or tls://HOST:PORT)"
+        )
+    secure = security(options)
+    from distributed import Client
+
+    # Dask logs every failed attempt to connect; the error below says it once.
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    try:
+        return Client(
+            address,
+            timeout=options.connect_timeout_s,
+            security=secure,
+            set_as_default=False,
+        )
+    except (OSError, TimeoutError) as error:
+        raise ClusterError(
+            f"--cluster {address}: no Dask scheduler answered there within "
+            f"{options.connect_timeout_s:g} s ({error}); start one (dask scheduler --host "
+            "HOST) or give its address"
+        ) from None
+    except (ValueError, TypeError) as error:
+        raise ClusterError(f"--cluster {address}: not a usable scheduler ({error})") from None
