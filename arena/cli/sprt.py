@@ -27,6 +27,7 @@ from arena.tournament.clock_load import say_late_moves, warn_if_crowded
 
 if TYPE_CHECKING:
     from arena.tournament.entrants import Entrant
+    from arena.tournament.runner import RunOptions
     from arena.tournament.settings import TournamentSettings
     from arena.tournament.sprt_run import JobRunner
 

@@ -53,7 +53,7 @@ def run_on_worker(expected_version: str, payload: bytes) -> tuple[str, str, str,
     return (ANSWER, worker, host, run_message(payload, worker, host))
 
 
-class BotArchives(WorkerPlugin):  # type: ignore[misc]
+class BotArchives(WorkerPlugin):
     """Unpacks the tournament's bot archives on every worker, those that join later too (Dask
     runs a registered plugin's ``setup`` on each worker when it joins)."""
 
@@ -78,7 +78,7 @@ def register() -> None:
     reaches workers without the arena."""
     import sys
 
-    import cloudpickle
+    import cloudpickle  # type: ignore[import-untyped]
 
     module = sys.modules[__name__]
     if __name__ not in cloudpickle.list_registry_pickle_by_value():

@@ -81,9 +81,7 @@ def crowded_hosts(reports: Sequence[WorkerReport], per_match: Slots) -> list[str
     running: dict[str, int] = defaultdict(int)
     cpus: dict[str, int] = {}
     for r in reports:
-        running[r.host] += (
-            int(r.resources[CPU]) if per_match.resources is not None else r.nthreads
-        )
+        running[r.host] += int(r.resources[CPU]) if per_match.resources is not None else r.nthreads
         cpus[r.host] = r.cpus
     return [
         f"host {host} runs {running[host]} matches at once on {cpus[host]} CPUs"

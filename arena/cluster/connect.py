@@ -12,7 +12,7 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from arena.cluster.options import ClusterOptions
 from arena.errors import ArenaError
@@ -21,8 +21,9 @@ from arena.errors import ArenaError
 _ADDRESS = re.compile(r"(tcp|tls)://[^\s/:]+(:[0-9]+)")
 
 if TYPE_CHECKING:
-    from distributed import Client
-    from distributed.security import Security
+    # Dask's classes are untyped for the most part: they are handled as Any here.
+    Client = Any
+    Security = Any
 
 
 class ClusterError(ArenaError):
@@ -57,9 +58,10 @@ def security(options: ClusterOptions) -> Security | None:
     from distributed.security import Security
 
     ca, cert, key = (_readable(path, flag) for flag, path in given.items() if path is not None)
-    return Security(
+    secure: Security = Security(  # type: ignore[no-untyped-call]
         tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key, require_encryption=True
     )
+    return secure
 
 
 def connect(options: ClusterOptions) -> Client:
@@ -80,7 +82,7 @@ def connect(options: ClusterOptions) -> Client:
     # Dask logs every failed attempt to connect; the error below says it once.
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
     try:
-        return Client(
+        client: Client = Client(  # type: ignore[no-untyped-call]
             address,
             timeout=options.connect_timeout_s,
             security=secure,
@@ -94,3 +96,4 @@ def connect(options: ClusterOptions) -> Client:
         ) from None
     except (ValueError, TypeError) as error:
         raise ClusterError(f"--cluster {address}: not a usable scheduler ({error})") from None
+    return client

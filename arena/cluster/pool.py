@@ -17,6 +17,7 @@ again elsewhere when its worker dies, and its result is taken once.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import uuid
@@ -48,7 +49,9 @@ from arena.tournament.entrants import Entrant
 from arena.tournament.jobs import Job, JobDone
 
 if TYPE_CHECKING:
-    from distributed import Client, Future
+    # Dask's client is untyped for the most part: it is handled as Any here.
+    Client = Any
+    Future = Any
 
 #: How many times one match is handed out again after workers refused it.
 MAX_REFUSALS_PER_MATCH = 20
@@ -118,17 +121,18 @@ class DaskPool:
         """Play every job (see the module's docstring for the contract)."""
         run = self._run
         token = trio.lowlevel.current_trio_token()
-        finished_send, finished = trio.open_memory_channel[tuple[Job, "Future"]](float("inf"))
+        finished_send, finished = trio.open_memory_channel[tuple[Job, Any]](float("inf"))
         started_send, started = trio.open_memory_channel[int](float("inf"))
         done_tables: set[int] = set()
         pending: dict[str, tuple[Job, Future]] = {}
         refusals: dict[int, int] = {}
 
         def from_dask(channel: Any, item: object) -> None:
-            try:
+            # Once the run is over nobody waits for this any more.
+            with contextlib.suppress(
+                trio.RunFinishedError, trio.ClosedResourceError, trio.BrokenResourceError
+            ):
                 trio.from_thread.run_sync(channel.send_nowait, item, trio_token=token)
-            except (trio.RunFinishedError, trio.ClosedResourceError, trio.BrokenResourceError):
-                pass  # the run is over: nobody waits for this any more
 
         def on_event(event: tuple[float, Any]) -> None:
             from_dask(started_send, int(event[1]))
@@ -246,17 +250,17 @@ def _write(done: JobDone, replay: bytes) -> None:
 def _forget(client: Client, topic: str, futures: list[Future]) -> None:
     if futures:
         client.cancel(futures)
-    try:
+    with contextlib.suppress(ValueError):
         client.unsubscribe_topic(topic)
-    except ValueError:
-        pass
 
 
 def _archive(entrant: Entrant) -> Archive:
     return pack_folder(entrant.cwd) if entrant.cwd is not None else pack_command(entrant.command)
 
 
-def _ship(entrants: Sequence[Entrant]) -> tuple[dict[tuple[str, str | None], ShippedBot], dict[str, bytes]]:
+def _ship(
+    entrants: Sequence[Entrant],
+) -> tuple[dict[tuple[str, str | None], ShippedBot], dict[str, bytes]]:
     bots: dict[tuple[str, str | None], ShippedBot] = {}
     archives: dict[str, bytes] = {}
     for e in entrants:
@@ -279,8 +283,9 @@ def _preflight(
         client.wait_for_workers(1, timeout=max(timeout_s, WORKER_WAIT_S))
     except TimeoutError:
         raise ClusterError(
-            f"--cluster {client.scheduler.address}: no worker joined the scheduler within "
-            f"{max(timeout_s, WORKER_WAIT_S):g} s; start some (dask worker ADDRESS --nthreads 1)"
+            f"--cluster {client.scheduler_info()['address']}: no worker joined the scheduler "
+            f"within {max(timeout_s, WORKER_WAIT_S):g} s; start some (dask worker ADDRESS "
+            "--nthreads 1)"
         ) from None
     workers = sorted(client.scheduler_info()["workers"])
     payload = encode(message)
@@ -385,12 +390,9 @@ def _describe(report: WorkerReport, per_match: checks.Slots) -> str:
 
 
 def _close(client: Client, name: str) -> None:
-    try:
+    with contextlib.suppress(Exception):  # the scheduler may be gone: nothing to unregister
         client.unregister_worker_plugin(name)
-    except Exception:  # the scheduler may be gone already: nothing left to unregister
-        pass
     client.close()
 
 
 __all__ = ["DaskPool", "Placement", "open_dask_pool"]
-

@@ -52,9 +52,11 @@ def _reset_owner(info: tarfile.TarInfo) -> tarfile.TarInfo:
 def _pack(add: Callable[[tarfile.TarFile], None]) -> Archive:
     raw = io.BytesIO()
     # mtime=0 in the gzip header: the same files make the same archive, so the same sha256.
-    with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped:
-        with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar:
-            add(tar)
+    with (
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped,
+        tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
+        add(tar)
     data = raw.getvalue()
     return Archive(hashlib.sha256(data).hexdigest(), data)
 

@@ -108,6 +108,7 @@ def _check_bot(
         if key in _ready:
             return _ready[key]
         folder = ship.bot_dir(bot.sha256)
+        problem: BotProblem | None
         if not os.path.isdir(folder):
             problem = BotProblem(bot.name, "ship", "its archive was not unpacked on this host")
         else:
@@ -237,9 +238,7 @@ def _play(message: ClusterJob, worker: str, host: str) -> Played | Refused:
         replay = trio.run(play_match, config, bots)
         # The replay says where the bots and the arena ran on the coordinator, as a local
         # run would: `arena rematch` there plays the same match.
-        seats = [
-            msgspec.structs.replace(s, folder=job.bots[s.seat].cwd) for s in replay.seats
-        ]
+        seats = [msgspec.structs.replace(s, folder=job.bots[s.seat].cwd) for s in replay.seats]
         replay = msgspec.structs.replace(replay, seats=seats, workdir=message.workdir)
         done = JobDone(
             table=job.table,
