@@ -46,8 +46,9 @@ def refusal(kind: str, worker: str, host: str, detail: Any, version: str) -> str
 
 def problem_text(problem: BotProblem, worker: str, host: str) -> str:
     """``bot built: its build failed on worker ... (host ...): ...``."""
-    return f"bot {problem.name}: its {problem.stage} failed on {worker_name(worker, host)}: " + (
-        problem.reason
+    reason = " / ".join(line.strip() for line in problem.reason.splitlines() if line.strip())
+    return (
+        f"bot {problem.name}: its {problem.stage} failed on {worker_name(worker, host)}: {reason}"
     )
 
 

@@ -384,8 +384,9 @@ def _describe(report: WorkerReport, per_match: checks.Slots) -> str:
     if report.cgroups is not None:
         box += f" + {report.cgroups}"
     return (
-        f"{checks.worker_name(report.worker, report.host)}: {box}; {at_once} match(es) at once "
-        f"on {report.cpus} CPU(s)"
+        f"{checks.worker_name(report.worker, report.host)}: {box}; {at_once} "
+        f"match{'es' if at_once != 1 else ''} at once on {report.cpus} "
+        f"CPU{'s' if report.cpus != 1 else ''}"
     )
 
 
