@@ -4,6 +4,7 @@ stopped by its pid at the end, with a check that nothing of theirs is left."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -175,20 +176,14 @@ class DaskCluster:
         """Stop every process group by its leader's pid; the pids still alive after (none)."""
         every = self.pids()
         for process in self.processes:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
         deadline = time.monotonic() + 10
         for process in self.processes:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             process.wait()
         time.sleep(0.2)
         return {p for p in every if psutil.pid_exists(p) and _alive(p)}
