@@ -16,23 +16,24 @@ from typing import Any
 from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
-_DISTRIBUTION = "matador-arena"
-
 #: The first item of what `run_on_worker` returns.
 ANSWER = "answer"
 NO_ARENA = "no-arena"
 OTHER_VERSION = "other-version"
 
 
-def _version() -> str | None:
+def _version(distribution: str) -> str | None:
     try:
-        return metadata.version(_DISTRIBUTION)
+        return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return None
 
 
-def run_on_worker(expected_version: str, payload: bytes) -> tuple[str, str, str, Any]:
-    """Run one task message (`arena.cluster.messages`) on this worker.
+def run_on_worker(
+    distribution: str, expected_version: str, payload: bytes
+) -> tuple[str, str, str, Any]:
+    """Run one task message (`arena.cluster.messages`) on this worker, if the arena's
+    ``distribution`` is installed here in ``expected_version``.
 
     Returns:
         ``(kind, worker address, host, detail)``: ``("answer", ..., bytes)`` with the task's
@@ -41,9 +42,9 @@ def run_on_worker(expected_version: str, payload: bytes) -> tuple[str, str, str,
     """
     worker = get_worker().address
     host = socket.gethostname()
-    version = _version()
+    version = _version(distribution)
     if version is None:
-        return (NO_ARENA, worker, host, f"no {_DISTRIBUTION} package is installed")
+        return (NO_ARENA, worker, host, f"no {distribution} package is installed")
     if version != expected_version:
         return (OTHER_VERSION, worker, host, version)
     try:
@@ -57,14 +58,15 @@ class BotArchives(WorkerPlugin):
     """Unpacks the tournament's bot archives on every worker, those that join later too (Dask
     runs a registered plugin's ``setup`` on each worker when it joins)."""
 
-    def __init__(self, name: str, archives: dict[str, bytes]) -> None:
+    def __init__(self, name: str, distribution: str, archives: dict[str, bytes]) -> None:
         self.name = name
+        self.distribution = distribution
         self.archives = archives
 
     def setup(self, worker: Any) -> None:
         """Unpack every archive not already on this host (a worker without the arena skips
         it: its first task says it has none)."""
-        if _version() is None:
+        if _version(self.distribution) is None:
             return
         try:
             from arena.cluster.ship import unpack_archives
@@ -85,7 +87,7 @@ def register() -> None:
         cloudpickle.register_pickle_by_value(module)
 
 
-def task_graph(key: str, version: str, payload: bytes) -> dict[str, Any]:
+def task_graph(key: str, distribution: str, version: str, payload: bytes) -> dict[str, Any]:
     """A one-task Dask graph that runs `run_on_worker` (pickled by value) with its arguments.
 
     The graph names only the standard library (``operator.call`` of ``pickle.loads`` of the
@@ -94,7 +96,8 @@ def task_graph(key: str, version: str, payload: bytes) -> dict[str, Any]:
     import operator
     import pickle
 
-    return {key: (operator.call, (pickle.loads, _function_bytes()), version, payload)}
+    function = (pickle.loads, _function_bytes())
+    return {key: (operator.call, function, distribution, version, payload)}
 
 
 _BYTES: list[bytes] = []

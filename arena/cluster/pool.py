@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from arena import SLUG
 from arena.cluster import bootstrap, checks
 from arena.cluster.connect import ClusterError, connect
 from arena.cluster.messages import (
@@ -42,7 +43,7 @@ from arena.cluster.messages import (
 )
 from arena.cluster.options import ClusterOptions
 from arena.cluster.ship import Archive, pack_command, pack_folder
-from arena.cluster.version import arena_version
+from arena.cluster.version import DISTRIBUTION, arena_version
 from arena.failure_report import write_failure_bundle
 from arena.replay import decode_replay, write_replay_bytes
 from arena.tournament.entrants import Entrant
@@ -139,7 +140,7 @@ class DaskPool:
 
         def submit(job: Job) -> None:
             key = f"{run.run_id}-match-{job.table}-{uuid.uuid4().hex[:8]}"
-            graph = bootstrap.task_graph(key, run.version, self._payload(job))
+            graph = bootstrap.task_graph(key, DISTRIBUTION, run.version, self._payload(job))
             future = run.client.get(graph, key, sync=False, resources=run.resources)
             pending[future.key] = (job, future)
             future.add_done_callback(lambda f: from_dask(finished_send, (job, f)))
@@ -291,8 +292,8 @@ def _preflight(
     payload = encode(message)
     futures = []
     for worker in workers:
-        key = f"matador-arena-preflight-{uuid.uuid4().hex}"
-        graph = bootstrap.task_graph(key, version, payload)
+        key = f"{SLUG}-arena-preflight-{uuid.uuid4().hex}"
+        graph = bootstrap.task_graph(key, DISTRIBUTION, version, payload)
         futures.append(
             client.get(graph, key, sync=False, workers=[worker], allow_other_workers=False)
         )
@@ -336,11 +337,11 @@ async def open_dask_pool(
             refused (the message names each, with its address and host).
     """
     client = await trio.to_thread.run_sync(connect, options)
-    name = f"matador-arena-bots-{uuid.uuid4().hex[:12]}"
+    name = f"{SLUG}-arena-bots-{uuid.uuid4().hex[:12]}"
     try:
         bootstrap.register()
         bots, archives = await trio.to_thread.run_sync(_ship, entrants)
-        plugin = bootstrap.BotArchives(name, archives)
+        plugin = bootstrap.BotArchives(name, DISTRIBUTION, archives)
         await trio.to_thread.run_sync(lambda: client.register_plugin(plugin, name=name))
         version = arena_version()
         message = Preflight(
@@ -364,7 +365,7 @@ async def open_dask_pool(
         run = _Run(
             client=client,
             version=version,
-            run_id=f"matador-arena-{uuid.uuid4().hex[:12]}",
+            run_id=f"{SLUG}-arena-{uuid.uuid4().hex[:12]}",
             bots=bots,
             resources=per_match.resources,
             build_timeout_s=build_timeout_s,

@@ -3,7 +3,7 @@
 A bot folder travels as a gzipped tar named by its sha256 (the files' modes kept, so a ``run``
 script stays executable; owners reset); a command-line bot as an archive of the files its
 command names by a relative path (``sample_bots/greedy.py``), laid out as on the coordinator.
-On a worker host each archive is unpacked once into ``TMPDIR/matador-arena-bots/SHA256``: into
+On a worker host each archive is unpacked once into ``TMPDIR/SLUG-arena-bots/SHA256``: into
 a private folder first, renamed into place atomically, so two workers of one host that unpack
 at once never see half a bot (the loser of the race throws its copy away). A bot's build runs
 once per host, under a lock; its outcome is kept beside the folder for the host's other

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from importlib import metadata
 
-#: The distribution every machine of a cluster installs (``pip install matador-arena[cluster]``).
-DISTRIBUTION = "matador-arena"
+from arena import SLUG
+
+#: The distribution every machine of a cluster installs (``pip install NAME[cluster]``).
+DISTRIBUTION = f"{SLUG}-arena"
 
 
 def arena_version() -> str:

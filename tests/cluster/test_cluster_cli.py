@@ -33,8 +33,7 @@ def test_an_unreachable_scheduler_is_one_line_naming_it(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stderr
     error = result.stderr.strip().splitlines()[-1]
     assert error.startswith(
-        f"arena tournament: error: --cluster {address}: no Dask scheduler answered there "
-        "within 1 s"
+        f"arena tournament: error: --cluster {address}: no Dask scheduler answered there within 1 s"
     )
     assert "Traceback" not in result.stderr
 
