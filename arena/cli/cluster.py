@@ -65,12 +65,15 @@ def _cluster_options(args: argparse.Namespace, sandboxed: bool) -> ClusterOption
             "--cluster needs a sandbox (--sandbox auto, say): without one, the bots of a "
             "worker that is killed would keep running on its machine"
         )
+    from arena.cluster.connect import reach
     from arena.cluster.options import ClusterOptions
 
-    return ClusterOptions(
+    options = ClusterOptions(
         address=args.cluster,
         tls_ca_file=args.tls_ca_file,
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
         connect_timeout_s=args.cluster_timeout,
     )
+    reach(options)  # before anything is created: an unreachable scheduler changes nothing
+    return options

@@ -64,6 +64,21 @@ def security(options: ClusterOptions) -> Security | None:
     return secure
 
 
+def reach(options: ClusterOptions) -> None:
+    """Check that the scheduler answers (with the TLS flags), before anything is created.
+
+    Raises:
+        ClusterError: naming the address, or the TLS file or flag at fault.
+    """
+    address = options.address
+    if not _ADDRESS.fullmatch(address):
+        raise ClusterError(
+            f"--cluster {address}: not a scheduler address (tcp://HOST:PORT or tls://HOST:PORT)"
+        )
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    _probe(address, security(options), options.connect_timeout_s)
+
+
 def connect(options: ClusterOptions) -> Client:
     """A client of the scheduler at ``options.address`` (blocking: call it from a thread).
 
@@ -81,6 +96,7 @@ def connect(options: ClusterOptions) -> Client:
 
     # Dask logs every failed attempt to connect; the error below says it once.
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
+    _probe(address, secure, options.connect_timeout_s)
     try:
         client: Client = Client(  # type: ignore[no-untyped-call]
             address,
@@ -88,12 +104,37 @@ def connect(options: ClusterOptions) -> Client:
             security=secure,
             set_as_default=False,
         )
-    except (OSError, TimeoutError) as error:
-        raise ClusterError(
-            f"--cluster {address}: no Dask scheduler answered there within "
-            f"{options.connect_timeout_s:g} s ({error}); start one (dask scheduler --host "
-            "HOST) or give its address"
-        ) from None
-    except (ValueError, TypeError) as error:
+    except (OSError, TimeoutError, ValueError, TypeError) as error:
         raise ClusterError(f"--cluster {address}: not a usable scheduler ({error})") from None
     return client
+
+
+def _probe(address: str, secure: Security | None, timeout_s: float) -> None:
+    """Open and close one connection to the scheduler, so that a scheduler that is not there
+    is said in one line (a ``Client`` that fails to connect leaves its threads behind).
+
+    Raises:
+        ClusterError: naming the address.
+    """
+    import asyncio
+
+    from distributed.comm import connect as dask_connect
+    from distributed.security import Security
+
+    async def probe() -> None:
+        args = (secure or Security()).get_connection_args("client")  # type: ignore[no-untyped-call]
+        comm = await dask_connect(address, timeout=timeout_s, **args)
+        await comm.close()
+
+    try:
+        asyncio.run(probe())
+    except (OSError, TimeoutError) as error:
+        raise ClusterError(
+            f"--cluster {address}: no Dask scheduler answered there within {timeout_s:g} s "
+            f"({error}); start one (dask scheduler --host HOST) or give its address"
+        ) from None
+    except TypeError as error:  # tls:// without certificates
+        raise ClusterError(
+            f"--cluster {address}: a TLS scheduler needs --tls-ca-file, --tls-cert and "
+            f"--tls-key (or Dask's TLS configuration): {error}"
+        ) from None

@@ -71,6 +71,9 @@ class DaskCluster:
         self.processes.append(process)
         return process
 
+    def _tls_flags(self) -> list[str]:
+        return [*self.tls, "--protocol", "tls"] if self.tls else []
+
     def start_scheduler(self) -> str:
         """Start the scheduler; its address once it has written it."""
         argv = [
@@ -83,7 +86,7 @@ class DaskCluster:
             "127.0.0.1:0",
             "--scheduler-file",
             str(self.scheduler_file),
-            *self.tls,
+            *self._tls_flags(),
         ]
         self._start(argv, "scheduler.log", worker_env())
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -118,7 +121,7 @@ class DaskCluster:
             "127.0.0.1:0",
             "--name",
             name,
-            *self.tls,
+            *self._tls_flags(),
             *extra,
         ]
         if preload is not None:

@@ -36,6 +36,7 @@ def test_an_unreachable_scheduler_is_one_line_naming_it(tmp_path: Path) -> None:
         f"arena tournament: error: --cluster {address}: no Dask scheduler answered there within 1 s"
     )
     assert "Traceback" not in result.stderr
+    assert not (tmp_path / "t").exists()  # nothing was created: the same command may be rerun
 
 
 def test_sprt_with_an_unreachable_scheduler_names_it(tmp_path: Path) -> None:
