@@ -204,6 +204,8 @@ class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
     ``policy``, ``sandbox`` (a `arena.referee.sandbox.SandboxConfig` as a mapping),
     ``max_stdout_bytes``, ``max_line_bytes`` and ``workdir`` (the folder the arena ran in,
     where relative bot commands start) are what `arena rematch` needs to play the match again.
+    ``host`` and ``mechanism`` say where a match of a cluster ran: the worker's machine and
+    the sandbox mechanism that contained its bots there (both absent for a match played here).
     """
 
     format: int
@@ -224,6 +226,8 @@ class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
     max_stdout_bytes: int | None = None
     max_line_bytes: int = 1 << 16
     workdir: str = ""
+    host: str = ""
+    mechanism: str = ""
 
 
 class ReplayError(ArenaError, ValueError):

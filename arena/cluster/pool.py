@@ -100,6 +100,17 @@ class DaskPool:
         """How many matches run at once on the cluster as the start found it."""
         return self._capacity
 
+    def where_played(self) -> list[str]:
+        """How many matches each worker played, with its host and sandbox mechanism."""
+        counts: dict[Placement, int] = {}
+        for placement in self.placements.values():
+            counts[placement] = counts.get(placement, 0) + 1
+        return [
+            f"{n} match{'es' if n != 1 else ''} played on {checks.worker_name(p.worker, p.host)}"
+            f" in sandbox {p.mechanism or 'none'}"
+            for p, n in sorted(counts.items(), key=lambda item: item[0].worker)
+        ]
+
     def _payload(self, job: Job) -> bytes:
         run = self._run
         seats = [run.bots[(b.command, b.cwd)] for b in job.bots]
@@ -371,7 +382,10 @@ async def open_dask_pool(
             build_timeout_s=build_timeout_s,
             say=say,
         )
-        yield DaskPool(run, per_match.total, reports)
+        pool = DaskPool(run, per_match.total, reports)
+        yield pool
+        for line in pool.where_played():
+            say(f"cluster: {line}")
     finally:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(_close, client, name)

@@ -239,7 +239,13 @@ def _play(message: ClusterJob, worker: str, host: str) -> Played | Refused:
         # The replay says where the bots and the arena ran on the coordinator, as a local
         # run would: `arena rematch` there plays the same match.
         seats = [msgspec.structs.replace(s, folder=job.bots[s.seat].cwd) for s in replay.seats]
-        replay = msgspec.structs.replace(replay, seats=seats, workdir=message.workdir)
+        replay = msgspec.structs.replace(
+            replay,
+            seats=seats,
+            workdir=message.workdir,
+            host=host,
+            mechanism=_mechanism(plan) or "",
+        )
         done = JobDone(
             table=job.table,
             replay=job.replay,

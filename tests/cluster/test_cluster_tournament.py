@@ -81,6 +81,12 @@ def test_cluster_standings_equal_a_local_run(
     assert replay["workdir"] == str(REPO)  # the coordinator's, not the worker's
     folders = {s.get("folder") for s in replay["seats"]}
     assert folders <= {None, str(REPO / ALPHA), str(REPO / RUNNER)}
+    assert replay["mechanism"] == "bwrap"
+    assert replay["host"]
+    played = [line for line in result.stderr.splitlines() if " played on worker " in line]
+    assert sum(int(line.split()[1]) for line in played) == 6
+    report = (out / "report.html").read_text()
+    assert report.count(f"bwrap on host {replay['host']}") == 6
 
 
 def test_bots_reach_the_workers_with_their_modes(cluster: DaskCluster) -> None:
