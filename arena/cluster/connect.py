@@ -118,12 +118,12 @@ def _probe(address: str, secure: Security | None, timeout_s: float) -> None:
     """
     import asyncio
 
-    from distributed.comm import connect as dask_connect
+    from distributed.comm.core import connect as dask_connect
     from distributed.security import Security
 
     async def probe() -> None:
         args = (secure or Security()).get_connection_args("client")  # type: ignore[no-untyped-call]
-        comm = await dask_connect(address, timeout=timeout_s, **args)
+        comm = await dask_connect(address, timeout=timeout_s, **args)  # type: ignore[no-untyped-call]
         await comm.close()
 
     try:
