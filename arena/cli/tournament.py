@@ -175,8 +175,13 @@ def _tournament(args: argparse.Namespace) -> int:
         # database's folder, so the command reads as what it does.
         elsewhere = os.path.abspath(out_dir) != os.path.abspath(db.parent)
         keep = ("--out", out_dir) if elsewhere else ()
+        stopped = (
+            "every running match was stopped and its bots ended"
+            if cluster is None
+            else "the matches running on the cluster finish there unrecorded"
+        )
         print(
-            f"\nInterrupted: every running match was stopped and its bots ended; {done} of "
+            f"\nInterrupted: {stopped}; {done} of "
             f"{total} matches are recorded in {db}.\nResume with: "
             + shell_line("arena", "tournament", "--resume", "--db", db, *keep),
             file=sys.stderr,
