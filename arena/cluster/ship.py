@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shlex
 import shutil
 import tarfile
@@ -28,6 +29,8 @@ from dataclasses import dataclass
 
 from arena import SLUG
 from arena.errors import ArenaError
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class ShipError(ArenaError):
@@ -150,6 +153,15 @@ def unpack(sha256: str, data: bytes) -> str:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+def unpacked() -> list[str]:
+    """The folders of every bot unpacked on this host (of any tournament)."""
+    try:
+        names = os.listdir(bots_root())
+    except OSError:
+        return []
+    return sorted(os.path.join(bots_root(), n) for n in names if _SHA256.fullmatch(n))
 
 
 def unpack_archives(archives: Mapping[str, bytes]) -> None:

@@ -45,7 +45,7 @@ from arena.referee.sandbox import SandboxError, SandboxPlan, plan_sandbox
 from arena.replay import encode_replay
 from arena.tournament.entrants import Entrant, prepare
 from arena.tournament.jobs import JobDone, summarize
-from arena.tournament.settings import PROTOCOL_DIR, sandbox_from_dict
+from arena.tournament.settings import PROTOCOL_DIR, sandbox_from_dict, sandbox_to_dict
 
 _lock = threading.Lock()
 #: This process's sandbox plans, by configuration (the same one in every task of a run).
@@ -65,37 +65,30 @@ def run_message(payload: bytes, worker: str, host: str) -> bytes:
     return encode(answer)
 
 
-def _worker_config(sandbox: dict[str, object], bots: list[str]) -> dict[str, object]:
+def _worker_config(sandbox: dict[str, object]) -> dict[str, object]:
     """The coordinator's sandbox for this host: this installation's ``protocol`` package may
-    be read, and the tournament's other bots' folders are hidden (a bot's own stays)."""
+    be read."""
     config = sandbox_from_dict(dict(sandbox))
-    config = dataclasses.replace(
-        config,
-        read_only_paths=tuple(dict.fromkeys([*config.read_only_paths, PROTOCOL_DIR])),
-        hidden_paths=tuple(
-            dict.fromkeys([*config.hidden_paths, *(ship.bot_dir(sha) for sha in bots)])
-        ),
-    )
-    from arena.tournament.settings import sandbox_to_dict
-
-    return sandbox_to_dict(config)
+    read_only = tuple(dict.fromkeys([*config.read_only_paths, PROTOCOL_DIR]))
+    return sandbox_to_dict(dataclasses.replace(config, read_only_paths=read_only))
 
 
-def _plan(sandbox: dict[str, object] | None, bots: list[str]) -> SandboxPlan | None:
-    """This process's plan for the sandbox asked for (made once).
+def _plan(sandbox: dict[str, object] | None) -> SandboxPlan | None:
+    """This process's plan for the sandbox asked for (made once), hiding every bot unpacked
+    on this host from the others (a bot's own folder stays visible).
 
     Raises:
         SandboxError: the mechanism asked for does not work on this worker.
     """
     if sandbox is None:
         return None
-    config = _worker_config(sandbox, bots)
+    config = _worker_config(sandbox)
     key = json.dumps(config, sort_keys=True)
     with _lock:
         plan = _plans.get(key)
         if plan is None:
             plan = _plans[key] = plan_sandbox(sandbox_from_dict(config))
-    return plan
+    return plan.with_hidden(ship.unpacked())
 
 
 def _check_bot(
@@ -183,9 +176,8 @@ def _preflight(message: Preflight, worker: str, host: str) -> WorkerReport:
         nthreads=nthreads,
         resources=resources,
     )
-    shas = [b.sha256 for b in message.bots]
     try:
-        plan = _plan(message.sandbox, shas)
+        plan = _plan(message.sandbox)
     except SandboxError as error:
         return msgspec.structs.replace(report, sandbox_error=str(error))
     problems = [
@@ -204,7 +196,7 @@ def _preflight(message: Preflight, worker: str, host: str) -> WorkerReport:
 def _play(message: ClusterJob, worker: str, host: str) -> Played | Refused:
     job = message.job
     try:
-        plan = _plan(job.sandbox, message.tournament_bots)
+        plan = _plan(job.sandbox)
     except SandboxError as error:
         return Refused(worker, host, f"its sandbox cannot be what --sandbox asks: {error}")
     problems = [
