@@ -94,6 +94,19 @@ def command_files(command: str, cwd: str | None = None) -> list[str]:
     return sorted(dict.fromkeys(found))
 
 
+def localized_command(command: str, folder: str) -> str:
+    """A command-line bot's command on a worker: each relative path it names that was shipped
+    made absolute in the unpacked ``folder`` (the bot then runs as a command-line bot, which
+    may read the files its command names wherever they are)."""
+    shipped = set(command_files(command, folder))
+    words = shlex.split(command)
+    moved = [
+        os.path.join(folder, os.path.normpath(w)) if os.path.normpath(w) in shipped else w
+        for w in words
+    ]
+    return shlex.join(moved)
+
+
 def pack_command(command: str) -> Archive:
     """A command-line bot's archive: the files its command names by a relative path.
 
