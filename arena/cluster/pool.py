@@ -218,7 +218,15 @@ class DaskPool:
             raise ClusterError(f"{checks.worker_name(worker, host)} answered a match with nonsense")
         done = answer.done
         if answer.replay is not None:
-            await trio.to_thread.run_sync(_write, done, answer.replay)
+            try:
+                await trio.to_thread.run_sync(_write, done, answer.replay)
+            except OSError as error:  # as a local worker says it: a full disk stops the run
+                return JobDone(
+                    table=job.table,
+                    replay=job.replay,
+                    referee_cpu_s=done.referee_cpu_s,
+                    error=f"cannot write the replay {job.replay}: OSError: {error}",
+                )
         self.placements[job.table] = Placement(worker, host, answer.mechanism)
         self.cpu_s[0] += done.referee_cpu_s
         return done
@@ -247,7 +255,10 @@ def _write(done: JobDone, replay: bytes) -> None:
     """Write a match's replay (as the worker encoded it) and, when a seat failed, its bundle."""
     write_replay_bytes(done.replay, replay)
     summary = done.summary
-    if summary is not None and any(s.failure is not None for s in summary.seats):
+    failed = summary is not None and any(
+        s.failure is not None or s.strikes or s.restarts for s in summary.seats
+    )
+    if failed:
         try:
             write_failure_bundle(decode_replay(replay), done.replay)
         except OSError as error:  # the replay holds the same evidence: the match counts
