@@ -132,7 +132,7 @@ class DaskPool:
         """Play every job (see the module's docstring for the contract)."""
         run = self._run
         token = trio.lowlevel.current_trio_token()
-        finished_send, finished = trio.open_memory_channel[tuple[Job, Any]](float("inf"))
+        finished_send, finished = trio.open_memory_channel[tuple[Job, _Outcome]](float("inf"))
         started_send, started = trio.open_memory_channel[int](float("inf"))
         done_tables: set[int] = set()
         pending: dict[str, tuple[Job, Future]] = {}
@@ -153,7 +153,7 @@ class DaskPool:
             graph = bootstrap.task_graph(key, DISTRIBUTION, run.version, self._payload(job))
             future = run.client.get(graph, key, sync=False, resources=run.resources)
             pending[future.key] = (job, future)
-            future.add_done_callback(lambda f: from_dask(finished_send, (job, f)))
+            future.add_done_callback(lambda f: from_dask(finished_send, (job, _outcome(f))))
 
         async def tell_started() -> None:
             async for table in started:
@@ -176,9 +176,9 @@ class DaskPool:
                         await trio.to_thread.run_sync(submit, job)
                     if not pending:
                         break
-                    job, future = await finished.receive()
-                    del pending[future.key]
-                    result = await self._result(job, future)
+                    job, outcome = await finished.receive()
+                    del pending[outcome.key]
+                    result = await self._result(job, outcome)
                     if result is None:  # refused: the match goes to another worker
                         refusals[job.table] = refusals.get(job.table, 0) + 1
                         if refusals[job.table] > MAX_REFUSALS_PER_MATCH:
@@ -193,17 +193,17 @@ class DaskPool:
                 futures = [f for _, f in pending.values()]
                 await trio.to_thread.run_sync(_forget, run.client, run.run_id, futures)
 
-    async def _result(self, job: Job, future: Future) -> JobDone | None:
+    async def _result(self, job: Job, outcome: _Outcome) -> JobDone | None:
         """The job's result, its replay written; ``None`` when the worker refused it."""
-        try:
-            kind, worker, host, detail = await trio.to_thread.run_sync(future.result)
-        except Exception as error:  # the task failed: Dask gave up on it (a worker died often)
+        error = outcome.error
+        if error is not None:  # the task failed: Dask gave up on it (its workers died often)
             return JobDone(
                 table=job.table,
                 replay=job.replay,
                 referee_cpu_s=0.0,
                 error=f"the cluster could not play this match: {type(error).__name__}: {error}",
             )
+        kind, worker, host, detail = outcome.value
         refusal = checks.refusal(kind, worker, host, detail, self._run.version)
         if refusal is not None:
             await self._refuse(worker, refusal)
@@ -245,6 +245,24 @@ class DaskPool:
         info = await trio.to_thread.run_sync(client.scheduler_info)
         if not set(info["workers"]) - set(run.refused):
             raise ClusterError(_refused_text(run.refused))
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """A finished task: its key, and its value or the exception it ended with."""
+
+    key: str
+    value: Any = None
+    error: BaseException | None = None
+
+
+def _outcome(future: Future) -> _Outcome:
+    """Take a finished future's result (in Dask's callback thread, so the trio thread never
+    waits for it)."""
+    try:
+        return _Outcome(future.key, value=future.result())
+    except BaseException as error:
+        return _Outcome(future.key, error=error)
 
 
 def _refused_text(refused: dict[str, str]) -> str:
