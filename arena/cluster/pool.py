@@ -21,7 +21,7 @@ import contextlib
 import os
 import sys
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -161,37 +161,58 @@ class DaskPool:
                     await on_started(table)
 
         run.client.subscribe_topic(run.run_id, on_event)
-        source = iter(jobs)
-        exhausted = False
-        limit = 2 * max(1, self._capacity)
+        stopped: ClusterError | None = None
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(tell_started)
-                while True:
-                    while not exhausted and len(pending) < limit:
-                        job = next(source, None)
-                        if job is None:
-                            exhausted = True
-                            break
-                        await trio.to_thread.run_sync(submit, job)
-                    if not pending:
-                        break
-                    job, outcome = await finished.receive()
-                    del pending[outcome.key]
-                    result = await self._result(job, outcome)
-                    if result is None:  # refused: the match goes to another worker
-                        refusals[job.table] = refusals.get(job.table, 0) + 1
-                        if refusals[job.table] > MAX_REFUSALS_PER_MATCH:
-                            raise ClusterError(_refused_text(run.refused))
-                        await trio.to_thread.run_sync(submit, job)
-                        continue
-                    done_tables.add(job.table)
-                    await on_done(result)
+                try:
+                    await self._loop(
+                        iter(jobs), pending, finished, submit, refusals, done_tables, on_done
+                    )
+                except ClusterError as error:  # said as itself, not in an exception group
+                    stopped = error
                 nursery.cancel_scope.cancel()
         finally:
             with trio.CancelScope(shield=True):
                 futures = [f for _, f in pending.values()]
                 await trio.to_thread.run_sync(_forget, run.client, run.run_id, futures)
+        if stopped is not None:
+            raise stopped
+
+    async def _loop(
+        self,
+        source: Iterator[Job],
+        pending: dict[str, tuple[Job, Future]],
+        finished: trio.MemoryReceiveChannel[tuple[Job, _Outcome]],
+        submit: Callable[[Job], None],
+        refusals: dict[int, int],
+        done_tables: set[int],
+        on_done: Callable[[JobDone], Awaitable[None]],
+    ) -> None:
+        """Keep ``2 x capacity`` tasks submitted; take each result as it comes."""
+        run = self._run
+        exhausted = False
+        limit = 2 * max(1, self._capacity)
+        while True:
+            while not exhausted and len(pending) < limit:
+                job = next(source, None)
+                if job is None:
+                    exhausted = True
+                    break
+                await trio.to_thread.run_sync(submit, job)
+            if not pending:
+                return
+            job, outcome = await finished.receive()
+            del pending[outcome.key]
+            result = await self._result(job, outcome)
+            if result is None:  # refused: the match goes to another worker
+                refusals[job.table] = refusals.get(job.table, 0) + 1
+                if refusals[job.table] > MAX_REFUSALS_PER_MATCH:
+                    raise ClusterError(_refused_text(run.refused))
+                await trio.to_thread.run_sync(submit, job)
+                continue
+            done_tables.add(job.table)
+            await on_done(result)
 
     async def _result(self, job: Job, outcome: _Outcome) -> JobDone | None:
         """The job's result, its replay written; ``None`` when the worker refused it."""
