@@ -21,7 +21,7 @@ import contextlib
 import os
 import sys
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -44,6 +44,7 @@ from arena.cluster.messages import (
 from arena.cluster.options import ClusterOptions
 from arena.cluster.ship import Archive, pack_command, pack_folder
 from arena.cluster.version import DISTRIBUTION, arena_version
+from arena.errors import ArenaError
 from arena.failure_report import write_failure_bundle
 from arena.replay import decode_replay, write_replay_bytes
 from arena.tournament.entrants import Entrant
@@ -132,7 +133,7 @@ class DaskPool:
         """Play every job (see the module's docstring for the contract)."""
         run = self._run
         token = trio.lowlevel.current_trio_token()
-        finished_send, finished = trio.open_memory_channel[tuple[Job, _Outcome]](float("inf"))
+        finished_send, finished = trio.open_memory_channel[tuple[Job, Any]](float("inf"))
         started_send, started = trio.open_memory_channel[int](float("inf"))
         done_tables: set[int] = set()
         pending: dict[str, tuple[Job, Future]] = {}
@@ -153,7 +154,7 @@ class DaskPool:
             graph = bootstrap.task_graph(key, DISTRIBUTION, run.version, self._payload(job))
             future = run.client.get(graph, key, sync=False, resources=run.resources)
             pending[future.key] = (job, future)
-            future.add_done_callback(lambda f: from_dask(finished_send, (job, _outcome(f))))
+            future.add_done_callback(lambda f: from_dask(finished_send, (job, f)))
 
         async def tell_started() -> None:
             async for table in started:
@@ -161,70 +162,54 @@ class DaskPool:
                     await on_started(table)
 
         run.client.subscribe_topic(run.run_id, on_event)
-        stopped: ClusterError | None = None
+        source = iter(jobs)
+        exhausted = False
+        limit = 2 * max(1, self._capacity)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(tell_started)
-                try:
-                    await self._loop(
-                        iter(jobs), pending, finished, submit, refusals, done_tables, on_done
-                    )
-                except ClusterError as error:  # said as itself, not in an exception group
-                    stopped = error
+                while True:
+                    while not exhausted and len(pending) < limit:
+                        job = next(source, None)
+                        if job is None:
+                            exhausted = True
+                            break
+                        await trio.to_thread.run_sync(submit, job)
+                    if not pending:
+                        break
+                    job, future = await finished.receive()
+                    del pending[future.key]
+                    result = await self._result(job, future)
+                    if result is None:  # refused: the match goes to another worker
+                        refusals[job.table] = refusals.get(job.table, 0) + 1
+                        if refusals[job.table] > MAX_REFUSALS_PER_MATCH:
+                            raise ClusterError(_refused_text(run.refused))
+                        await trio.to_thread.run_sync(submit, job)
+                        continue
+                    done_tables.add(job.table)
+                    await on_done(result)
                 nursery.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            lone = _lone_arena_error(group)
+            if lone is None:
+                raise
+            raise lone from None  # said as itself (exit 2), not in an exception group
         finally:
             with trio.CancelScope(shield=True):
                 futures = [f for _, f in pending.values()]
                 await trio.to_thread.run_sync(_forget, run.client, run.run_id, futures)
-        if stopped is not None:
-            raise stopped
 
-    async def _loop(
-        self,
-        source: Iterator[Job],
-        pending: dict[str, tuple[Job, Future]],
-        finished: trio.MemoryReceiveChannel[tuple[Job, _Outcome]],
-        submit: Callable[[Job], None],
-        refusals: dict[int, int],
-        done_tables: set[int],
-        on_done: Callable[[JobDone], Awaitable[None]],
-    ) -> None:
-        """Keep ``2 x capacity`` tasks submitted; take each result as it comes."""
-        run = self._run
-        exhausted = False
-        limit = 2 * max(1, self._capacity)
-        while True:
-            while not exhausted and len(pending) < limit:
-                job = next(source, None)
-                if job is None:
-                    exhausted = True
-                    break
-                await trio.to_thread.run_sync(submit, job)
-            if not pending:
-                return
-            job, outcome = await finished.receive()
-            del pending[outcome.key]
-            result = await self._result(job, outcome)
-            if result is None:  # refused: the match goes to another worker
-                refusals[job.table] = refusals.get(job.table, 0) + 1
-                if refusals[job.table] > MAX_REFUSALS_PER_MATCH:
-                    raise ClusterError(_refused_text(run.refused))
-                await trio.to_thread.run_sync(submit, job)
-                continue
-            done_tables.add(job.table)
-            await on_done(result)
-
-    async def _result(self, job: Job, outcome: _Outcome) -> JobDone | None:
+    async def _result(self, job: Job, future: Future) -> JobDone | None:
         """The job's result, its replay written; ``None`` when the worker refused it."""
-        error = outcome.error
-        if error is not None:  # the task failed: Dask gave up on it (its workers died often)
+        try:
+            kind, worker, host, detail = await trio.to_thread.run_sync(future.result)
+        except Exception as error:  # the task failed: Dask gave up on it (a worker died often)
             return JobDone(
                 table=job.table,
                 replay=job.replay,
                 referee_cpu_s=0.0,
                 error=f"the cluster could not play this match: {type(error).__name__}: {error}",
             )
-        kind, worker, host, detail = outcome.value
         refusal = checks.refusal(kind, worker, host, detail, self._run.version)
         if refusal is not None:
             await self._refuse(worker, refusal)
@@ -268,22 +253,14 @@ class DaskPool:
             raise ClusterError(_refused_text(run.refused))
 
 
-@dataclass(frozen=True)
-class _Outcome:
-    """A finished task: its key, and its value or the exception it ended with."""
-
-    key: str
-    value: Any = None
-    error: BaseException | None = None
-
-
-def _outcome(future: Future) -> _Outcome:
-    """Take a finished future's result (in Dask's callback thread, so the trio thread never
-    waits for it)."""
-    try:
-        return _Outcome(future.key, value=future.result())
-    except BaseException as error:
-        return _Outcome(future.key, error=error)
+def _lone_arena_error(group: BaseExceptionGroup[BaseException]) -> ArenaError | None:
+    """The one `ArenaError` a nursery's group holds (a refused cluster), else ``None``."""
+    if len(group.exceptions) != 1:
+        return None
+    inner = group.exceptions[0]
+    if isinstance(inner, BaseExceptionGroup):
+        return _lone_arena_error(inner)
+    return inner if isinstance(inner, ArenaError) else None
 
 
 def _refused_text(refused: dict[str, str]) -> str:
