@@ -207,6 +207,8 @@ class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
     where relative bot commands start) are what `arena rematch` needs to play the match again.
     ``analysis`` is the optional section ``arena analyze`` writes (`arena.analysis.record`): not
     the referee's record, so `arena verify` ignores it.
+    ``host`` and ``mechanism`` say where a match of a cluster ran: the worker's machine and
+    the sandbox mechanism that contained its bots there (both absent for a match played here).
     """
 
     format: int
@@ -227,6 +229,8 @@ class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
     max_stdout_bytes: int | None = None
     max_line_bytes: int = 1 << 16
     workdir: str = ""
+    host: str = ""
+    mechanism: str = ""
     analysis: Analysis | None = None
 
 
@@ -244,9 +248,13 @@ def encode_replay(replay: Replay) -> bytes:
 
 def write_replay(path: str | os.PathLike[str], replay: Replay) -> Path:
     """Write ``replay`` to ``path`` atomically (temporary file, fsync, rename)."""
+    return write_replay_bytes(path, encode_replay(replay))
+
+
+def write_replay_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write an encoded replay (`encode_replay`'s bytes) to ``path`` atomically."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = encode_replay(replay)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         os.fchmod(fd, 0o644)  # mkstemp makes the file private; a replay is meant to be shared
