@@ -8,6 +8,7 @@ signal's number when Ctrl-C, SIGTERM or SIGHUP stopped it (130, 143, 129; arena/
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -36,6 +37,13 @@ __all__ = [
     "main",
 ]
 
+
+def _serve_command(args: argparse.Namespace) -> int:
+    from arena.cli.serve import _serve  # the live server only when asked for
+
+    return _serve(args)
+
+
 _HANDLERS = {
     "play": _play,
     "rematch": _rematch,
@@ -47,6 +55,7 @@ _HANDLERS = {
     "verify": _verify,
     "view": _view,
     "schema": _schema,
+    "serve": _serve_command,
 }
 
 

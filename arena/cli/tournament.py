@@ -25,6 +25,7 @@ from arena.text import printable_block, shell_line
 from arena.tournament.clock_load import say_late_moves, warn_if_crowded
 
 if TYPE_CHECKING:
+    from arena.cli.serve import Live
     from arena.tournament.session import Opened
     from arena.tournament.settings import TournamentSettings
 
@@ -152,13 +153,19 @@ def _tournament(args: argparse.Namespace) -> int:
         for excluded in opened.excluded:
             reason = printable_block(excluded.reason)
             print(f"  left out {excluded.entrant.name}: {excluded.stage}: {reason}")
+    live = _live(args, opened, out_dir, db)
     options = RunOptions(
-        out_dir=out_dir, concurrency=args.concurrency, workers=args.workers, events=args.events
+        out_dir=out_dir,
+        concurrency=args.concurrency,
+        workers=args.workers,
+        events=args.events,
+        live=None if live is None else live.hub,
     )
     warn_if_crowded("arena tournament", args.concurrency, opened.settings.move_ms)
     reporter: Reporter = LiveReporter() if sys.stdout.isatty() else PlainReporter()
+    around = None if live is None else live.around
     try:
-        summary = run_session(opened, options, reporter)
+        summary = run_session(opened, options, reporter, around)
     except KeyboardInterrupt:
         done = len(opened.store.finished())
         total = len(opened.store.tables())
@@ -182,4 +189,23 @@ def _tournament(args: argparse.Namespace) -> int:
     print(summary.line())
     progress = summary.progress
     say_late_moves(progress.late_moves, progress.moves, progress.late_max_ms, args.concurrency)
+    if live is not None:
+        return live.after("tournament")
     return EXIT_OK
+
+
+def _live(args: argparse.Namespace, opened: Opened, out_dir: Path, db: Path) -> Live | None:
+    """The live server of ``--serve`` (None without it: nothing of it is imported)."""
+    if args.serve is None and not args.serve_reveal:
+        return None
+    from arena.cli.serve import live_setup
+
+    try:
+        live = live_setup(args, f"Tournament {out_dir.name}", out_dir, "the tournament")
+    except BaseException:
+        opened.store.close()
+        raise
+    if live is not None:
+        live.db = db
+        live.hub.total = len(opened.store.tables())
+    return live

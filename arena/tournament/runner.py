@@ -19,11 +19,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import trio
 
-from arena.tournament.jobs import Job, JobBot, JobDone
+from arena.live_events import LiveEvent
+from arena.tournament.jobs import Job, JobBot, JobDone, JobEvent
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.pool import open_worker_pool
 from arena.tournament.schedule import BYE_POINTS, Table, build_schedule, swiss_tables
@@ -51,6 +52,16 @@ class RunOptions:
     concurrency: int = 4
     workers: int = 2
     events: Path | None = None
+    #: Who watches the matches as they are played (``--serve``): every job's live events go
+    #: to it; ``None``: the workers build none.
+    live: LiveFeed | None = None
+
+
+class LiveFeed(Protocol):
+    """What takes a tournament's live events (`arena.serve.hub.Hub`)."""
+
+    def feed(self, match: int, event: LiveEvent) -> None:
+        """The next live event of the match at table ``match``; returns at once."""
 
 
 def make_job(
@@ -59,6 +70,7 @@ def make_job(
     seats: list[EntrantRow],
     replay: Path,
     sandbox: dict[str, Any] | None,
+    live: bool = False,
 ) -> Job:
     """The job that plays ``table`` (its seed, its bots in seat order) under ``settings``."""
     return Job(
@@ -76,6 +88,7 @@ def make_job(
         sandbox=sandbox,
         max_stdout_bytes=settings.max_stdout_bytes,
         policy=settings.failure_policy(),
+        live=live,
     )
 
 
@@ -164,7 +177,9 @@ class TournamentRun:
                         continue
                     self.pending = {t.idx: t for t in pending}
                     jobs = [self._job(t) for t in pending]
-                    await pool.run(jobs, self._started, self._finished)
+                    live = self.options.live
+                    on_event = None if live is None else self._live_event
+                    await pool.run(jobs, self._started, self._finished, on_event)
                     progress.referee_cpu_s = sum(pool.cpu_s)
         finally:
             self.reporter.end()
@@ -223,7 +238,12 @@ class TournamentRun:
         names = "-".join(_slug(n) for n in self._names(table))
         replay = self.replays / f"t{table.idx:05d}-r{table.round}-{names}.json"
         seats = [self.entrants[e] for e in table.seats]
-        return make_job(settings, table, seats, replay, self.sandbox)
+        live = self.options.live is not None
+        return make_job(settings, table, seats, replay, self.sandbox, live)
+
+    def _live_event(self, message: JobEvent) -> None:
+        assert self.options.live is not None
+        self.options.live.feed(message.table, message.event)
 
     async def _started(self, table: int) -> None:
         names = self._names(self.pending[table])

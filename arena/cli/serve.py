@@ -1,0 +1,113 @@
+"""`arena serve DIR`, and the ``--serve`` of `arena play` and `arena tournament`: the wiring of
+the live server (`arena.serve`), imported only when one of them is asked for."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.cli.errors import EXIT_OK, UsageError
+from arena.replay import Replay
+from arena.serve.hub import FinishedEntry, Hub
+from arena.serve.server import (
+    Address,
+    announce,
+    bind,
+    live_server,
+    parse_address,
+    serve_forever,
+)
+from arena.stop_signals import run as run_stoppable
+from arena.text import seat_name
+
+
+@dataclass
+class Live:
+    """A live server being set up for a command: where, its socket, its hub, what it serves."""
+
+    address: Address
+    sock: socket.socket
+    hub: Hub
+    root: Path | None
+    db: Path | None = None
+
+    def around(self) -> AbstractAsyncContextManager[object]:
+        """The server while the command plays (entered in its trio program)."""
+        return live_server(self.hub, self.sock, self.root, self.db)
+
+    def recorded(self, match: int, replay: Replay, path: Path | None) -> None:
+        """A finished match's replay is written (``None``: it could not be)."""
+        names = [seat_name(s) for s in replay.seats]
+        result = replay.result
+        where = None if path is None else str(path.absolute())
+        self.hub.recorded(FinishedEntry(match, names, list(result.scores), result.winner, where))
+
+    def after(self, command: str) -> int:
+        """Once the command's work is done: serve the finished pages until Ctrl-C."""
+        self.hub.done()
+        port = self.sock.getsockname()[1]
+        print(
+            f"arena {command}: finished; still serving the finished pages at "
+            f"{self.address.url(port)} until Ctrl-C",
+            file=sys.stderr,
+            flush=True,
+        )
+        try:
+            run_stoppable(serve_forever, self.hub, self.sock, self.root, self.db)
+        except KeyboardInterrupt:
+            print(f"arena {command}: the server is stopped", file=sys.stderr)
+        finally:
+            self.sock.close()
+        return EXIT_OK
+
+
+def live_setup(args: argparse.Namespace, title: str, root: Path, what: str) -> Live | None:
+    """The live server ``--serve`` asks for (its socket bound now, so that a port in use
+    stops the command before anything is played), or ``None`` without ``--serve``.
+
+    Raises:
+        UsageError: for ``--serve-reveal`` without ``--serve``.
+        arena.serve.server.ServeError: for an address that cannot be served.
+    """
+    if args.serve is None:
+        if args.serve_reveal:
+            raise UsageError("--serve-reveal shows every hand on the --serve pages: give --serve")
+        return None
+    address = parse_address(args.serve)
+    sock = bind(address)
+    if args.serve_reveal:
+        what += " (every hand shown: --serve-reveal)"
+    announce(address, sock, what)
+    return Live(address, sock, Hub(reveal=args.serve_reveal, title=title), root)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """`arena serve DIR`: a tournament's out folder, finished or being played."""
+    folder: Path = args.folder
+    db = args.db or folder / "tournament.db"
+    if not folder.is_dir():
+        raise UsageError(f"{str(folder)!r} is not a folder (give a tournament's out folder)")
+    if not db.is_file():
+        raise UsageError(f"{str(db)!r}: no tournament database there (give --db)")
+    address = parse_address(args.listen)
+    sock = bind(address)
+    from arena.tournament.store import Store
+
+    store = Store(db, read_only=True)  # a damaged file is one line here, not in the server
+    try:
+        total = len(store.tables())
+    finally:
+        store.close()
+    hub = Hub(title=f"Tournament {folder.name}", total=total)
+    announce(address, sock, f"the tournament in {folder}")
+    try:
+        run_stoppable(serve_forever, hub, sock, folder, db)
+    except KeyboardInterrupt:
+        print("arena serve: the server is stopped", file=sys.stderr)
+    finally:
+        sock.close()
+    return EXIT_OK
