@@ -19,6 +19,7 @@ from arena.serve.server import (
     bind,
     live_server,
     parse_address,
+    require_stack,
     serve_forever,
 )
 from arena.stop_signals import run as run_stoppable
@@ -78,6 +79,7 @@ def live_setup(args: argparse.Namespace, title: str, root: Path, what: str) -> L
             raise UsageError("--serve-reveal shows every hand on the --serve pages: give --serve")
         return None
     address = parse_address(args.serve)
+    require_stack()
     sock = bind(address)
     if args.serve_reveal:
         what += " (every hand shown: --serve-reveal)"
@@ -94,6 +96,7 @@ def _serve(args: argparse.Namespace) -> int:
     if not db.is_file():
         raise UsageError(f"{str(db)!r}: no tournament database there (give --db)")
     address = parse_address(args.listen)
+    require_stack()
     sock = bind(address)
     from arena.tournament.store import Store
 

@@ -35,6 +35,7 @@ from arena.replay import ReplayError, read_replay
 from arena.serve import pages
 from arena.serve.hub import BehindError, Hub
 from arena.view.html import exact_integers, html_page, viewer_data
+from arena.view.table import table_data_of
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -169,6 +170,7 @@ class App:
             return None
         data["live"] = False
         data["revealed"] = True
+        data["table"] = table_data_of(replay.game)
         if len(self._replays) >= REPLAY_CACHE:
             self._replays.pop(next(iter(self._replays)))
         self._replays[match] = data

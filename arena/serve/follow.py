@@ -32,6 +32,7 @@ from arena.replay import Action, Failure, Replay
 from arena.replay_walk import ReplayFollower
 from arena.view.html import evidence_rows, step_data, viewer_data
 from arena.view.steps import Step, StepKind, StepMaker, failure_text, game_of
+from arena.view.table import table_data_of
 
 
 class LiveMatch:
@@ -130,6 +131,7 @@ class LiveMatch:
         data["steps"] = self.step_data(0, reveal)
         data["live"] = self.over is None
         data["revealed"] = reveal
+        data["table"] = table_data_of(self.header.game)
         if not reveal:
             for seat, record in zip(data["seats"], self.header.seats, strict=True):
                 failure = record.failure

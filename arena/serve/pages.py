@@ -38,7 +38,7 @@ _PAGE = """<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; \
-style-src 'self'; img-src 'self' data:; connect-src 'self'">
+style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'">
 <meta name="generator" content="{product} (arena serve)">
 <title>{title}</title>
 {styles}

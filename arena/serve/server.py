@@ -75,6 +75,20 @@ def parse_address(text: str) -> Address:
     return Address(host, int(port_text))
 
 
+def require_stack() -> None:
+    """Check that the web stack is installed (the ``serve`` extra).
+
+    Raises:
+        ServeError: naming what to install.
+    """
+    try:
+        import hypercorn.trio  # noqa: F401
+    except ImportError:
+        raise ServeError(
+            "--serve needs the web server hypercorn: pip install 'matador-arena[serve]'"
+        ) from None
+
+
 def bind(address: Address) -> socket.socket:
     """A listening socket on ``address``.
 
