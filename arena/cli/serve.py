@@ -95,7 +95,7 @@ def _serve(args: argparse.Namespace) -> int:
         raise UsageError(f"{str(folder)!r} is not a folder (give a tournament's out folder)")
     if not db.is_file():
         raise UsageError(f"{str(db)!r}: no tournament database there (give --db)")
-    address = parse_address(args.listen)
+    address = parse_address(args.listen, "--listen")
     require_stack()
     sock = bind(address)
     from arena.tournament.store import Store

@@ -15,8 +15,8 @@ Pages (HTML: `arena.serve.pages`), data (JSON) and the event stream (Server-Sent
 Only GET and HEAD are answered (anything else: 405, and nothing changes); an unknown path,
 and any path that tries to leave the folder (``..``, encoded or not, absolute, a link that
 points out), is 404. Each ``/events`` client is a cursor into the hub's ring: one write per
-batch of events, and a client whose write stalls for :data:`SEND_TIMEOUT_S`, or that falls
-behind the ring, is dropped.
+batch of events, and a client whose write stalls for :data:`SEND_TIMEOUT_S` (it stopped
+reading), or that falls behind the ring, is dropped.
 """
 
 from __future__ import annotations
@@ -262,18 +262,20 @@ class App:
             await send({"type": "http.response.body", "body": b""})
             return
         self.clients += 1
+        writer = _Writer(send)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_until_disconnect, receive, nursery.cancel_scope)
                 if match is not None:
                     head, steps_sent = self._new_steps(head, match, steps_sent, None)
-                if not await _send_chunk(send, head):
+                if await writer.write(head):
+                    await self._pump(writer, cursor, match, steps_sent)
+                else:
                     self.dropped += 1
-                    nursery.cancel_scope.cancel()
-                    return
-                await self._pump(send, cursor, match, steps_sent)
                 nursery.cancel_scope.cancel()
         finally:
+            if writer.stalled:  # cut off by the kernel in the middle of a write
+                self.dropped += 1
             self.clients -= 1
 
     def _new_steps(
@@ -290,7 +292,7 @@ class App:
         data = _JSON.encode({"event": "steps", "match": match, "start": sent, "steps": steps})
         return chunk + b"event: steps\ndata: " + data + b"\n\n", end
 
-    async def _pump(self, send: Send, cursor: int, match: int | None, sent: int) -> None:
+    async def _pump(self, writer: _Writer, cursor: int, match: int | None, sent: int) -> None:
         hub = self.hub
         token = hub.token
         while True:
@@ -310,18 +312,36 @@ class App:
                     chunk, sent = self._new_steps(chunk, match, sent, item.end)
             if events:
                 cursor = events[-1].seq
-            if not await _send_chunk(send, chunk or b": keep-alive\n\n"):
+            if not await writer.write(chunk or b": keep-alive\n\n"):
                 self.dropped += 1
                 return
             await trio.sleep(BATCH_S)
 
 
-async def _send_chunk(send: Send, chunk: bytes) -> bool:
-    """Write one chunk of the stream; ``False`` when it stalled (the client is dropped)."""
-    with trio.move_on_after(SEND_TIMEOUT_S):
-        await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        return True
-    return False
+class _Writer:
+    """One stream's writes, and whether one is stalled.
+
+    The server's write cannot be cancelled (hypercorn shields it); a client that stopped
+    reading is cut off by the kernel instead, after :data:`SEND_TIMEOUT_S` without progress
+    (``TCP_USER_TIMEOUT`` on the listening socket, `arena.serve.server.bind`), which ends the
+    write and disconnects the stream.
+    """
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.since: float | None = None  # when the write in progress began
+
+    async def write(self, chunk: bytes) -> bool:
+        """Write one chunk; ``False`` when it stalled (the client is dropped)."""
+        self.since = started = trio.current_time()
+        await self.send({"type": "http.response.body", "body": chunk, "more_body": True})
+        self.since = None
+        return trio.current_time() - started < SEND_TIMEOUT_S
+
+    @property
+    def stalled(self) -> bool:
+        """Whether a write has been waiting for a second or more."""
+        return self.since is not None and trio.current_time() - self.since >= 1.0
 
 
 async def _until_disconnect(receive: Receive, scope: trio.CancelScope) -> None:

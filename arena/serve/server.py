@@ -22,11 +22,13 @@ from typing import Any
 import trio
 
 from arena.errors import ArenaError
-from arena.serve.app import App
+from arena.serve.app import SEND_TIMEOUT_S, App
 from arena.serve.hub import FinishedEntry, Hub
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+#: The kernel's send buffer of each connection (bytes).
+SEND_BUFFER = 128 * 1024
 #: How often the database is looked at for new results (seconds).
 POLL_S = 1.0
 #: Standings are recomputed at most this often (seconds).
@@ -43,6 +45,7 @@ class Address:
 
     host: str
     port: int
+    flag: str = "--serve"  # the flag that gave it, for the messages
 
     @property
     def loopback(self) -> bool:
@@ -60,7 +63,7 @@ class Address:
         return f"http://{host}:{self.port if port is None else port}/"
 
 
-def parse_address(text: str) -> Address:
+def parse_address(text: str, flag: str = "--serve") -> Address:
     """``[HOST:]PORT`` (``8000``, ``127.0.0.1:8000``, ``0.0.0.0:80``, ``[::1]:8000``).
 
     Raises:
@@ -71,8 +74,8 @@ def parse_address(text: str) -> Address:
         host, _, port_text = text.rpartition(":")
         host = host.removeprefix("[").removesuffix("]")
     if not port_text.isdigit() or not 0 <= int(port_text) <= 65535 or not host:
-        raise ServeError(f"--serve {text!r}: give [HOST:]PORT, a port from 0 to 65535")
-    return Address(host, int(port_text))
+        raise ServeError(f"{flag} {text!r}: give [HOST:]PORT, a port from 0 to 65535")
+    return Address(host, int(port_text), flag)
 
 
 def require_stack() -> None:
@@ -100,16 +103,26 @@ def bind(address: Address) -> socket.socket:
         infos = socket.getaddrinfo(address.host, address.port, family, socket.SOCK_STREAM)
         sock = socket.socket(family, socket.SOCK_STREAM)
     except OSError as error:
-        raise ServeError(f"--serve {address.host}:{address.port}: {error}") from None
+        raise ServeError(f"{address.flag} {address.host}:{address.port}: {error}") from None
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Every connection takes this send buffer from the listening socket, instead of one
+        # the kernel grows to megabytes for a client that stopped reading: a stalled client's
+        # write then stalls soon, and it is dropped (arena.serve.app.SEND_TIMEOUT_S).
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+        # And the kernel ends a connection whose data has waited unacknowledged this long (a
+        # client that stopped reading: its window stays shut), which is what unblocks the
+        # server's write to it (hypercorn shields its writes from cancellation).
+        if hasattr(socket, "TCP_USER_TIMEOUT") and family in (socket.AF_INET, socket.AF_INET6):
+            timeout_ms = int(SEND_TIMEOUT_S * 1000)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, timeout_ms)
         sock.bind(infos[0][4])
         sock.listen(128)
     except OSError as error:
         sock.close()
         why = error.strerror or str(error)
         raise ServeError(
-            f"--serve {address.host}:{address.port}: cannot listen there: {why}"
+            f"{address.flag} {address.host}:{address.port}: cannot listen there: {why}"
         ) from None
     sock.set_inheritable(True)
     return sock
