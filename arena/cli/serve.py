@@ -6,9 +6,12 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
+
+import trio
 
 from arena.cli.errors import EXIT_OK, UsageError
 from arena.replay import Replay
@@ -47,23 +50,30 @@ class Live:
         where = None if path is None else str(path.absolute())
         self.hub.recorded(FinishedEntry(match, names, list(result.scores), result.winner, where))
 
-    def after(self, command: str) -> int:
-        """Once the command's work is done: serve the finished pages until Ctrl-C."""
-        self.hub.done()
-        port = self.sock.getsockname()[1]
-        print(
-            f"arena {command}: finished; still serving the finished pages at "
-            f"{self.address.url(port)} until Ctrl-C",
-            file=sys.stderr,
-            flush=True,
-        )
+    def after(self, command: str, work: Callable[[], None] | None = None) -> int:
+        """Once the command has played: serve the finished pages until Ctrl-C, doing
+        ``work`` (writing the report) in a thread meanwhile."""
         try:
-            run_stoppable(serve_forever, self.hub, self.sock, self.root, self.db)
+            run_stoppable(self._after, command, work)
         except KeyboardInterrupt:
             print(f"arena {command}: the server is stopped", file=sys.stderr)
         finally:
             self.sock.close()
         return EXIT_OK
+
+    async def _after(self, command: str, work: Callable[[], None] | None) -> None:
+        async with live_server(self.hub, self.sock, self.root, self.db):
+            if work is not None:
+                await trio.to_thread.run_sync(work)
+            self.hub.done()
+            port = self.sock.getsockname()[1]
+            print(
+                f"arena {command}: finished; still serving the finished pages at "
+                f"{self.address.url(port)} until Ctrl-C",
+                file=sys.stderr,
+                flush=True,
+            )
+            await trio.sleep_forever()
 
 
 def live_setup(args: argparse.Namespace, title: str, root: Path, what: str) -> Live | None:

@@ -183,14 +183,18 @@ def _tournament(args: argparse.Namespace) -> int:
     except TournamentError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_FAILED
-    report = _write_report(opened.store, out_dir / "report.html", "arena tournament")
-    where = None if report is None else report.path
-    print(final_report(opened.store, summary.standings, out_dir, db, report=where))
-    print(summary.line())
-    progress = summary.progress
-    say_late_moves(progress.late_moves, progress.moves, progress.late_max_ms, args.concurrency)
+
+    def finish() -> None:
+        report = _write_report(opened.store, out_dir / "report.html", "arena tournament")
+        where = None if report is None else report.path
+        print(final_report(opened.store, summary.standings, out_dir, db, report=where))
+        print(summary.line())
+        progress = summary.progress
+        say_late_moves(progress.late_moves, progress.moves, progress.late_max_ms, args.concurrency)
+
     if live is not None:
-        return live.after("tournament")
+        return live.after("tournament", finish)  # the report is written while it serves
+    finish()
     return EXIT_OK
 
 

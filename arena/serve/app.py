@@ -125,11 +125,8 @@ class App:
             await _not_found(send)
             return
         live = self.hub.match(match)
-        if what == "":
-            if live is None and self._replay_path(match) is None:
-                await _not_found(send)
-            else:
-                await _html(send, pages.match_page(self.hub.title, match))
+        if what == "":  # also for a match not started yet: the page waits for it
+            await _html(send, pages.match_page(self.hub.title, match))
         elif what == "data.json":
             if live is not None:
                 await _json(send, live.viewer_data(self.hub.reveal))

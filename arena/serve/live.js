@@ -41,7 +41,15 @@
 
   async function load(id) {
     match = id;
-    data = await getJSON("/match/" + id + "/data.json");
+    const response = await fetch("/match/" + id + "/data.json", { cache: "no-store" });
+    if (response.status === 404) {
+      // Not started yet (or not a match of this tournament): look again in a moment.
+      say("waiting for match " + id + " to start…", "off");
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      return load(id);
+    }
+    if (!response.ok) throw new Error("/match/" + id + "/data.json: HTTP " + response.status);
+    data = await response.json();
     const table = data.table && data.table.table_data === TABLE_DATA_VERSION ? data.table : window.ArenaViewer.readTable();
     viewer = new window.ArenaViewer.Viewer(app, data, table);
     window.arenaViewer = viewer; // for the console and the tests

@@ -57,7 +57,8 @@ class Service:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        """The server's address for the browser (its host rules resolve only ``localhost``)."""
+        return f"http://localhost:{self.port}"
 
     def wait_listening(self, timeout: float = 60.0) -> None:
         """Return once the server accepts connections (or fail with its output)."""

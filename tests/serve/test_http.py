@@ -100,7 +100,7 @@ def test_a_finished_match_shows_its_replay(server) -> None:  # type: ignore[no-u
 
 def test_unknown_paths_are_not_found(server) -> None:  # type: ignore[no-untyped-def]
     """A page or match that does not exist is 404."""
-    for target in ["/nothing", "/match/99", "/match/x", "/replay/99", "/api"]:
+    for target in ["/nothing", "/match/99/data.json", "/match/x", "/replay/99", "/api"]:
         assert request(server.port, target)[0] == 404
 
 
