@@ -46,6 +46,12 @@ def _play(args: argparse.Namespace) -> int:
     policy = _policy(args)
     sandbox = _sandbox_config(args)
     _check_replay_path(replay_path)
+    live = None
+    if args.serve is not None or args.serve_reveal:
+        from arena.cli.serve import live_setup  # the live server only when asked for
+
+        folder = replay_path.absolute().parent
+        live = live_setup(args, f"Match, seed {seed}", folder, "the match")
     plan = _sandbox_plan(sandbox, "arena play", match_outputs(replay_path))
     config = MatchConfig(
         game=game,
@@ -62,12 +68,6 @@ def _play(args: argparse.Namespace) -> int:
     from arena.tournament.entrants import command_names
 
     bots = [BotSpec(c, None, n) for c, n in zip(args.bots, command_names(args.bots), strict=True)]
-    live = None
-    if args.serve is not None or args.serve_reveal:
-        from arena.cli.serve import live_setup  # the live server only when asked for
-
-        folder = replay_path.absolute().parent
-        live = live_setup(args, f"Match, seed {seed}", folder, "the match")
     return _run_match(config, bots, replay_path, "play", args.json, live)
 
 

@@ -76,6 +76,20 @@ class Live:
             await trio.sleep_forever()
 
 
+def check_serve_flags(args: argparse.Namespace) -> None:
+    """Refuse a bad ``--serve`` or ``--serve-reveal`` (before anything runs).
+
+    Raises:
+        UsageError, arena.serve.server.ServeError: naming the problem.
+    """
+    if args.serve is None:
+        if args.serve_reveal:
+            raise UsageError("--serve-reveal shows every hand on the --serve pages: give --serve")
+        return
+    parse_address(args.serve)
+    require_stack()
+
+
 def live_setup(args: argparse.Namespace, title: str, root: Path, what: str) -> Live | None:
     """The live server ``--serve`` asks for (its socket bound now, so that a port in use
     stops the command before anything is played), or ``None`` without ``--serve``.
@@ -84,12 +98,10 @@ def live_setup(args: argparse.Namespace, title: str, root: Path, what: str) -> L
         UsageError: for ``--serve-reveal`` without ``--serve``.
         arena.serve.server.ServeError: for an address that cannot be served.
     """
+    check_serve_flags(args)
     if args.serve is None:
-        if args.serve_reveal:
-            raise UsageError("--serve-reveal shows every hand on the --serve pages: give --serve")
         return None
     address = parse_address(args.serve)
-    require_stack()
     sock = bind(address)
     if args.serve_reveal:
         what += " (every hand shown: --serve-reveal)"

@@ -107,6 +107,16 @@ def _resume(
     return opened, db, out_dir
 
 
+def _check_serve_flags(args: argparse.Namespace) -> None:
+    """``--serve`` and ``--serve-reveal`` refused before anything starts (the server itself
+    starts once the bots are checked)."""
+    if args.serve is None and not args.serve_reveal:
+        return
+    from arena.cli.serve import check_serve_flags
+
+    check_serve_flags(args)
+
+
 def _tournament(args: argparse.Namespace) -> int:
     from arena.tournament.live import LiveReporter, PlainReporter, Reporter
     from arena.tournament.report import final_report
@@ -115,6 +125,7 @@ def _tournament(args: argparse.Namespace) -> int:
     from arena.tournament.session import run as run_session
     from arena.tournament.settings import run_outputs, sandbox_from_dict
 
+    _check_serve_flags(args)
     outputs = functools.partial(
         tournament_outputs, out_given=args.out is not None, db_given=args.db is not None
     )

@@ -111,8 +111,9 @@ class Hub:
 
     # -- feeding ----------------------------------------------------------------------------
 
-    def feed(self, match: int, event: LiveEvent) -> None:
-        """The next live event of ``match`` (in the order the referee made them)."""
+    def feed(self, match: int, event: LiveEvent, at: float | None = None) -> None:
+        """The next live event of ``match`` (in the order the referee made them), made at
+        ``at`` (seconds since the epoch; default: now)."""
         if match in self.broken:
             return
         if isinstance(event, MatchBegan):
@@ -134,6 +135,7 @@ class Hub:
             return
         if isinstance(event, Played):
             payload: dict[str, Any] = {"match": match, "step": len(live.steps), "hand": live.hands}
+            payload["time"] = round(time.time() if at is None else at, 6)
             inner = event.event
             payload["seat"] = inner.seat
             if isinstance(inner, Action):

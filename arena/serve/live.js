@@ -147,7 +147,7 @@
 
   async function pickForTv() {
     const params = new URLSearchParams(location.search);
-    const after = Number(params.get("after"));
+    const after = params.has("after") ? Number(params.get("after")) : null; // the match just shown
     const state = await getJSON("/api/state");
     const choices = state.in_progress.filter((m) => m.match !== after);
     const next = choices.length ? choices[0] : null;

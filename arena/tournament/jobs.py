@@ -105,6 +105,9 @@ class JobEvent(msgspec.Struct, frozen=True, tag="live"):
 
     table: int
     event: LiveEvent
+    #: When the worker took it from the referee (seconds since the epoch): the live server's
+    #: clients measure their lag from it.
+    at: float = 0.0
 
 
 ToWorker = Job
@@ -118,6 +121,11 @@ _FROM_WORKER = msgspec.json.Decoder(FromWorker)
 def encode(message: ToWorker | FromWorker) -> bytes:
     """One message as a JSON line (with its newline)."""
     return _ENCODER.encode(message) + b"\n"
+
+
+def encode_events(events: list[JobEvent]) -> bytes:
+    """Live events as JSON lines (each with its newline), in one call."""
+    return _ENCODER.encode_lines(events)
 
 
 def decode_job(line: bytes) -> Job:

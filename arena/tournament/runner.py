@@ -60,8 +60,9 @@ class RunOptions:
 class LiveFeed(Protocol):
     """What takes a tournament's live events (`arena.serve.hub.Hub`)."""
 
-    def feed(self, match: int, event: LiveEvent) -> None:
-        """The next live event of the match at table ``match``; returns at once."""
+    def feed(self, match: int, event: LiveEvent, at: float | None = None) -> None:
+        """The next live event of the match at table ``match`` (made at ``at``, seconds since
+        the epoch); returns at once."""
 
 
 def make_job(
@@ -243,7 +244,7 @@ class TournamentRun:
 
     def _live_event(self, message: JobEvent) -> None:
         assert self.options.live is not None
-        self.options.live.feed(message.table, message.event)
+        self.options.live.feed(message.table, message.event, message.at)
 
     async def _started(self, table: int) -> None:
         names = self._names(self.pending[table])

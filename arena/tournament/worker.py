@@ -37,6 +37,7 @@ from arena.tournament.jobs import (
     JobStarted,
     decode_job,
     encode,
+    encode_events,
     summarize,
 )
 from arena.tournament.settings import sandbox_from_dict
@@ -56,7 +57,7 @@ class _Worker:
         self.plans: dict[str, SandboxPlan] = {}
         # Live events waiting to be written (jobs marked live): the referee's observer only
         # appends here, the writer task sends them in one write per wake-up.
-        self.outbox: list[bytes] = []
+        self.outbox: list[JobEvent] = []
         self.wake = trio.Event()
 
     def plan(self, job: Job) -> SandboxPlan | None:
@@ -105,7 +106,7 @@ class _Worker:
         """The referee's observer of a live job: each event becomes a line of the outbox."""
 
         def observe(event: LiveEvent) -> None:
-            self.outbox.append(encode(JobEvent(table, event)))
+            self.outbox.append(JobEvent(table, event, time.time()))
             self.wake.set()
 
         return observe
@@ -120,8 +121,8 @@ class _Worker:
 
     async def _flush(self) -> None:
         if self.outbox:
-            lines, self.outbox = b"".join(self.outbox), []
-            await self.out.send_all(lines)
+            events, self.outbox = self.outbox, []
+            await self.out.send_all(encode_events(events))
 
     async def play(self, job: Job) -> None:
         await self.say(JobStarted(table=job.table))
