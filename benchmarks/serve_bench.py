@@ -191,7 +191,7 @@ async def _watch(
     async with trio.open_nursery() as nursery:
         for watcher in watchers:
             nursery.start_soon(watcher.run, port)
-        while "still serving the finished pages" not in log.read_text():
+        while "still serving the finished pages" not in await trio.Path(log).read_text():
             if process.poll() is not None:
                 break
             await trio.sleep(0.2)

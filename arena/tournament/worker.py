@@ -43,6 +43,8 @@ from arena.tournament.jobs import (
 from arena.tournament.settings import sandbox_from_dict
 
 MAX_JOB_LINE = 1 << 20
+#: Live events are written to the parent at most this often (seconds): one write per batch.
+EVENTS_EVERY_S = 0.02
 
 
 class _Worker:
@@ -115,6 +117,8 @@ class _Worker:
         """Send the outbox as it fills (a task of the worker)."""
         while True:
             await self.wake.wait()
+            # A moment for more events, of this worker's other matches too: one write for many.
+            await trio.sleep(EVENTS_EVERY_S)
             self.wake = trio.Event()
             async with self.lock:
                 await self._flush()
