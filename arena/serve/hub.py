@@ -25,6 +25,7 @@ from typing import Any
 import msgspec
 import trio
 
+from arena import PRODUCT
 from arena.live_events import HandBegan, HandOver, LiveEvent, MatchBegan, MatchOver, Played
 from arena.replay import Action, Restart
 from arena.replay_walk import ReplayMismatch
@@ -92,7 +93,7 @@ class Hub:
     """
 
     reveal: bool = False
-    title: str = "Matador Arena"
+    title: str = PRODUCT
     total: int | None = None
     token: str = field(default_factory=lambda: secrets.token_hex(4))
     running: bool = True

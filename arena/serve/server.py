@@ -21,6 +21,7 @@ from typing import Any
 
 import trio
 
+from arena import SLUG
 from arena.errors import ArenaError
 from arena.serve.app import SEND_TIMEOUT_S, App
 from arena.serve.hub import FinishedEntry, Hub
@@ -88,7 +89,7 @@ def require_stack() -> None:
         import hypercorn.trio  # noqa: F401
     except ImportError:
         raise ServeError(
-            "--serve needs the web server hypercorn: pip install 'matador-arena[serve]'"
+            f"--serve needs the web server hypercorn: pip install '{SLUG}-arena[serve]'"
         ) from None
 
 
