@@ -9,8 +9,10 @@ least referee CPU per move of each:
 
 - ``off``: no ``--serve`` (the workers build no live event);
 - ``serve + 100 SSE``: ``--serve 127.0.0.1:PORT`` and 100 clients of ``/events`` in this
-  process (raw sockets under trio), connected before the first match starts and reading
-  everything until the tournament is over.
+  process (10 of them raw sockets under trio, which time every move; 90 ``curl`` processes
+  that read and discard, when curl is installed), connected before the first match starts and
+  reading everything until the tournament is over;
+- ``serve, no client``: ``--serve`` with nobody connected (the cost of following the matches).
 
 Columns: ``moves``; ``ref µs/move``, the referee's CPU per move as the tournament reports it
 (the workers' CPU less their file writing, over the moves: the live events' encoding and
@@ -31,6 +33,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -49,7 +52,7 @@ from benchmarks.referee_bench import build_c_bot  # noqa: E402
 CPU_LINE = re.compile(r"the arena's own CPU per move: ([0-9.]+) µs")
 MOVES_LINE = re.compile(r"\(([0-9.]+) matches/s, ([0-9,]+) moves/s\)")
 #: Clients whose every move event is timed (the others read and discard).
-TIMED_CLIENTS = 10
+TIMED_CLIENTS = int(os.environ.get("SERVE_BENCH_TIMED", "10"))
 
 
 def free_port() -> int:
@@ -119,6 +122,16 @@ class Client:
             self.lags.append(now - json.loads(line)["time"])
 
 
+#: The served tournament's parent process CPU (seconds), read before it is stopped.
+_PARENT_CPU: list[float] = []
+
+
+def _cpu_seconds(pid: int) -> float:
+    """A process's own user + system CPU, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def stats(port: int) -> dict[str, int]:
     with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
         sock.sendall(b"GET /api/stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -165,6 +178,8 @@ def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict
         sys.exit(f"serve_bench: the tournament did not report its figures:\n{text[-2000:]}")
     lags = sorted(lag for w in watchers for lag in w.lags)
     figures = {"ref_us": float(cpu.group(1)), "wall_s": wall, "dropped": float(dropped)}
+    if clients is not None and _PARENT_CPU:
+        figures["server_cpu_s"] = _PARENT_CPU.pop()
     total = re.search(r"played (\d+) matches", text)
     figures["matches"] = float(total.group(1)) if total else 0.0
     if lags:
@@ -188,17 +203,34 @@ async def _watch(
             if process.poll() is not None:
                 return 0
             await trio.sleep(0.05)
+    # The clients that are not timed are curl processes when curl is there (100 browsers are
+    # not in the arena's machine: this process reading 100 streams in Python would be the
+    # slowest client of all, and its CPU the machine's).
+    curl = shutil.which("curl")
+    readers = []
     async with trio.open_nursery() as nursery:
         for watcher in watchers:
-            nursery.start_soon(watcher.run, port)
+            if watcher.timed or curl is None:
+                nursery.start_soon(watcher.run, port)
+            else:
+                argv = [curl, "-sN", "-o", os.devnull, f"http://127.0.0.1:{port}/events"]
+                readers.append(await trio.to_thread.run_sync(_start, argv))
         while "still serving the finished pages" not in await trio.Path(log).read_text():
             if process.poll() is not None:
                 break
             await trio.sleep(0.2)
         dropped = stats(port)["dropped"] if process.poll() is None else -1
+        _PARENT_CPU.append(_cpu_seconds(process.pid))
         process.terminate()
         nursery.cancel_scope.cancel()
+    for reader in readers:
+        reader.terminate()
+        reader.wait()
     return dropped
+
+
+def _start(argv: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -209,17 +241,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=100, help="SSE clients")
     args = parser.parse_args(argv)
     binary = build_c_bot()
-    runs: dict[str, list[dict[str, float]]] = {"off": [], "serve": []}
+    runs: dict[str, list[dict[str, float]]] = {"off": [], "serve0": [], "serve": []}
     for _ in range(args.repeat):
         runs["off"].append(run_once(binary, args.rounds, args.hands, None))
+        runs["serve0"].append(run_once(binary, args.rounds, args.hands, 0))
         runs["serve"].append(run_once(binary, args.rounds, args.hands, args.clients))
     best = {name: min(rows, key=lambda r: r["ref_us"]) for name, rows in runs.items()}
     head = f"{'row':<22}{'matches':>8}{'ref µs/move':>13}{'wall s':>8}"
-    head += f"{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'dropped':>9}"
+    head += f"{'server CPU s':>14}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'dropped':>9}"
     print(head)
-    for name, label in (("off", "off"), ("serve", f"serve + {args.clients} SSE")):
+    rows = (
+        ("off", "off"),
+        ("serve0", "serve, no client"),
+        ("serve", f"serve + {args.clients} SSE"),
+    )
+    for name, label in rows:
         r = best[name]
         line = f"{label:<22}{r['matches']:>8.0f}{r['ref_us']:>13.1f}{r['wall_s']:>8.1f}"
+        line += f"{r['server_cpu_s']:>14.2f}" if "server_cpu_s" in r else f"{'':>14}"
         if "p95_ms" in r:
             line += f"{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}{r['max_ms']:>9.1f}{r['dropped']:>9.0f}"
         print(line)

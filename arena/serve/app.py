@@ -100,6 +100,7 @@ class App:
             await _json(send, hub.state())
         elif path == "/api/stats":
             stats = {"clients": self.clients, "dropped": self.dropped, "ring": len(hub.ring)}
+            stats["lag_ms"] = round(hub.lag_s * 1000, 1)
             await _json(send, stats)
         elif path.startswith("/match/"):
             await self._match(send, path.removeprefix("/match/"), query)

@@ -73,6 +73,53 @@ class BehindError(Exception):
     """A client's cursor fell out of the ring: it is dropped."""
 
 
+class Followed:
+    """A match the hub follows: its live events as they came, a few figures kept up as they
+    come (the viewer steps so far, the hand, the scores at the last hand's end), and its
+    viewer data (:class:`~arena.serve.follow.LiveMatch`), made from the events only when it is
+    asked for."""
+
+    def __init__(self, began: MatchBegan) -> None:
+        self.began = began
+        self.names = [seat_name(s) for s in began.replay.seats]
+        self.events: list[LiveEvent] = []
+        self.steps = 1  # each event is one viewer step (a forfeited hand's end is none)
+        self.hand = 0
+        self.scores = [0] * began.replay.players
+        self.broken: str | None = None
+        self._live: LiveMatch | None = None
+        self._fed = 0
+
+    def add(self, event: LiveEvent) -> None:
+        """The match's next event."""
+        self.events.append(event)
+        if isinstance(event, HandBegan):
+            self.hand = event.hand.hand_number
+        elif isinstance(event, HandOver):
+            if event.outcome is None:
+                return
+            self.scores = list(event.outcome.scores)
+        elif isinstance(event, MatchOver):
+            self.scores = list(event.result.scores)
+        self.steps += 1
+
+    def follow(self) -> LiveMatch | None:
+        """The viewer data, caught up with every event; ``None`` when the events do not walk
+        through the engine (never with the arena's referee)."""
+        if self.broken is not None:
+            return None
+        if self._live is None:
+            self._live = LiveMatch(self.began)
+        try:
+            for event in self.events[self._fed :]:
+                self._live.feed(event)
+                self._fed += 1
+        except ReplayMismatch as error:
+            self.broken = str(error)
+            return None
+        return self._live
+
+
 @dataclass
 class FinishedEntry:
     """A finished match as the state lists it."""
@@ -101,12 +148,12 @@ class Hub:
     def __post_init__(self) -> None:
         self.seq = 0
         self.ring: deque[Published] = deque(maxlen=EVENT_BUFFER)
-        self.live: dict[int, LiveMatch] = {}
-        self.kept: OrderedDict[int, LiveMatch] = OrderedDict()
+        self.live: dict[int, Followed] = {}
+        self.kept: OrderedDict[int, Followed] = OrderedDict()
         self.finished: OrderedDict[int, FinishedEntry] = OrderedDict()
-        self.broken: set[int] = set()  # matches whose events did not walk: not followed
         self.standings_doc: dict[str, Any] | None = None
         self.moves = 0
+        self.lag_s = 0.0
         self._lot = trio.lowlevel.ParkingLot()
         self.started_at = time.time()
 
@@ -114,29 +161,24 @@ class Hub:
 
     def feed(self, match: int, event: LiveEvent, at: float | None = None) -> None:
         """The next live event of ``match`` (in the order the referee made them), made at
-        ``at`` (seconds since the epoch; default: now)."""
-        if match in self.broken:
-            return
+        ``at`` (seconds since the epoch; default: now). Cheap: the event is kept, and walked
+        through the engine only when somebody asks for the match's viewer data."""
         if isinstance(event, MatchBegan):
-            began = self.live[match] = LiveMatch(event)
-            self._publish(
-                "match_started", match, {"match": match, "seats": self._names(began)}, began, 0
-            )
+            began = self.live[match] = Followed(event)
+            self._publish("match_started", match, {"match": match, "seats": began.names}, 1, 1)
             return
-        live = self.live.get(match)
-        if live is None:
+        followed = self.live.get(match)
+        if followed is None:
             return
-        before = len(live.steps)
-        try:
-            live.feed(event)
-        except ReplayMismatch as error:  # never happens with the arena's referee
-            self.broken.add(match)
-            self.live.pop(match, None)
-            self._publish("match_dropped", match, {"match": match, "reason": str(error)})
-            return
+        before = followed.steps
+        followed.add(event)
         if isinstance(event, Played):
-            payload: dict[str, Any] = {"match": match, "step": len(live.steps), "hand": live.hands}
-            payload["time"] = round(time.time() if at is None else at, 6)
+            payload: dict[str, Any] = {"match": match, "step": followed.steps}
+            payload["hand"] = followed.hand
+            now = time.time()
+            payload["time"] = round(now if at is None else at, 6)
+            if at is not None:  # how far behind the referee the hub is (``/api/stats``)
+                self.lag_s = max(self.lag_s * 0.99, now - at)
             inner = event.event
             payload["seat"] = inner.seat
             if isinstance(inner, Action):
@@ -147,45 +189,44 @@ class Hub:
                 kind = "move"
             else:
                 kind = "restart" if isinstance(inner, Restart) else "retire"
-            payload["scores"] = live.scores
-            self._publish(kind, match, payload, live, before)
+            self._publish(kind, match, payload, before, followed.steps)
         elif isinstance(event, HandBegan):
-            payload = {"match": match, "hand": live.hands, "step": len(live.steps)}
-            self._publish("hand_started", match, payload, live, before)
+            payload = {"match": match, "hand": followed.hand, "step": followed.steps}
+            self._publish("hand_started", match, payload, before, followed.steps)
         elif isinstance(event, HandOver):
             outcome = event.outcome
             payload = {
                 "match": match,
                 "hand": event.hand_number,
-                "step": len(live.steps),
+                "step": followed.steps,
                 "kind": None if outcome is None else outcome.kind,
                 "winners": [] if outcome is None else outcome.winners,
-                "scores": live.scores,
+                "scores": followed.scores,
             }
-            self._publish("hand_ended", match, payload, live, before)
+            self._publish("hand_ended", match, payload, before, followed.steps)
         elif isinstance(event, MatchOver):
-            self._finish(match, live, event, before)
+            self._finish(match, followed, event, before)
 
-    def _finish(self, match: int, live: LiveMatch, event: MatchOver, before: int) -> None:
+    def _finish(self, match: int, followed: Followed, event: MatchOver, before: int) -> None:
         del self.live[match]
-        self.kept[match] = live
+        self.kept[match] = followed
         while len(self.kept) > FINISHED_KEPT:
             self.kept.popitem(last=False)
         result = event.result
         entry = self.finished.get(match) or FinishedEntry(
-            match, self._names(live), list(result.scores), result.winner
+            match, followed.names, list(result.scores), result.winner
         )
         self.finished[match] = entry
         self._trim_finished()
         payload = {
             "match": match,
-            "step": len(live.steps),
+            "step": followed.steps,
             "scores": result.scores,
             "winner": result.winner,
             "reason": result.reason,
             "seats": entry.seats,
         }
-        self._publish("match_finished", match, payload, live, before)
+        self._publish("match_finished", match, payload, before, followed.steps)
 
     def recorded(self, entry: FinishedEntry) -> None:
         """A finished match is in the results (its replay file is written)."""
@@ -216,28 +257,20 @@ class Hub:
         while len(self.finished) > FINISHED_LISTED:
             self.finished.popitem(last=False)
 
-    @staticmethod
-    def _names(live: LiveMatch) -> list[str]:
-        return [seat_name(s) for s in live.header.seats]
-
     def _publish(
-        self,
-        kind: str,
-        match: int | None,
-        payload: dict[str, Any],
-        live: LiveMatch | None = None,
-        start: int = 0,
+        self, kind: str, match: int | None, payload: dict[str, Any], start: int = 0, end: int = 0
     ) -> None:
         self.seq += 1
-        end = len(live.steps) if live is not None else 0
         self.ring.append(Published(self.seq, kind, match, payload, start, end))
         self._lot.unpark_all()
 
     # -- reading ----------------------------------------------------------------------------
 
     def match(self, match: int) -> LiveMatch | None:
-        """The live data of ``match``, in progress or recently finished."""
-        return self.live.get(match) or self.kept.get(match)
+        """The live viewer data of ``match`` (in progress or recently finished), caught up
+        with its events; ``None`` for another match, or one whose events did not walk."""
+        followed = self.live.get(match) or self.kept.get(match)
+        return None if followed is None else followed.follow()
 
     def since(self, seq: int) -> list[Published]:
         """The events after number ``seq``.
@@ -289,12 +322,12 @@ class Hub:
             "in_progress": [
                 {
                     "match": match,
-                    "seats": self._names(live),
-                    "scores": live.scores,
-                    "hand": live.hands,
-                    "steps": len(live.steps),
+                    "seats": followed.names,
+                    "scores": followed.scores,
+                    "hand": followed.hand,
+                    "steps": followed.steps,
                 }
-                for match, live in sorted(self.live.items())
+                for match, followed in sorted(self.live.items())
             ],
             "finished": [
                 {

@@ -111,6 +111,9 @@ def bind(address: Address) -> socket.socket:
         # the kernel grows to megabytes for a client that stopped reading: a stalled client's
         # write then stalls soon, and it is dropped (arena.serve.app.SEND_TIMEOUT_S).
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+        # Each batch of events goes out at once (no Nagle delay; hypercorn sets it only on
+        # sockets it makes itself).
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         # And the kernel ends a connection whose data has waited unacknowledged this long (a
         # client that stopped reading: its window stays shut), which is what unblocks the
         # server's write to it (hypercorn shields its writes from cancellation).
