@@ -99,7 +99,8 @@ class App:
         elif path == "/api/state":
             await _json(send, hub.state())
         elif path == "/api/stats":
-            stats = {"clients": self.clients, "dropped": self.dropped, "ring": len(hub.ring)}
+            stats: dict[str, float] = {"clients": self.clients, "dropped": self.dropped}
+            stats["ring"] = len(hub.ring)
             stats["lag_ms"] = round(hub.lag_s * 1000, 1)
             await _json(send, stats)
         elif path.startswith("/match/"):
