@@ -80,14 +80,14 @@ def test_the_match_page_follows_the_moves_with_the_hands_hidden(
     first = page.evaluate("window.arenaViewer.steps.length")
     page.wait_for_function(f"() => window.arenaViewer.steps.length > {first + 3}", timeout=WAIT_MS)
     state = viewer.state()
-    now = page.evaluate("window.arenaViewer.steps.length")
-    if page.evaluate("window.arenaViewer.steps[window.arenaViewer.index].kind") not in (
-        "hand_end",
-        "match_end",
-    ):
+    now, index, kind = page.evaluate(
+        "() => { const v = window.arenaViewer; return [v.steps.length, v.index,"
+        " v.steps[v.index].kind]; }"
+    )
+    assert index == now - 1  # it follows the last step
+    if kind not in ("hand_end", "match_end"):
         assert all(seat["faceUp"] == [] for seat in state["seats"].values())
         assert sum(seat["faceDown"] for seat in state["seats"].values()) > 0
-    assert page.evaluate("window.arenaViewer.index") == now - 1  # it follows the last step
     assert page.query_selector("#live-state").inner_text() in ("live", "finished")
     screenshot(page, "live-match.png")
     # The replay controls look back while the moves keep coming.
