@@ -33,6 +33,7 @@ import trio
 
 from arena.replay import ReplayError, read_replay
 from arena.serve import pages
+from arena.serve.follow import LiveMatch
 from arena.serve.hub import BehindError, Hub
 from arena.view.html import exact_integers, html_page, viewer_data
 from arena.view.table import table_data_of
@@ -145,9 +146,8 @@ class App:
         else:
             await _not_found(send)
 
-    def _steps(self, live: Any, start: int) -> list[dict[str, Any]]:
-        steps: list[dict[str, Any]] = live.step_data(start, self.hub.reveal)
-        return steps
+    def _steps(self, live: LiveMatch, start: int) -> list[dict[str, Any]]:
+        return live.step_data(start, self.hub.reveal)
 
     def _replay_path(self, match: int) -> Path | None:
         entry = self.hub.finished.get(match)

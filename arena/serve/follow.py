@@ -28,7 +28,7 @@ import msgspec
 
 from arena.live_events import HandBegan, HandOver, LiveEvent, MatchBegan, MatchOver, Played
 from arena.redaction import detail_for_others
-from arena.replay import Action, Failure, Replay
+from arena.replay import Failure, Replay
 from arena.replay_walk import ReplayFollower
 from arena.view.html import evidence_rows, step_data, viewer_data
 from arena.view.steps import Step, StepKind, StepMaker, failure_text, game_of
@@ -54,19 +54,6 @@ class LiveMatch:
         self.hands = 0
         self.over: MatchOver | None = None
         self._add(self._maker.first())
-
-    @property
-    def scores(self) -> list[int]:
-        """The match scores now (at the last step)."""
-        for step, _anchor in reversed(self.steps):
-            if step.board is not None:
-                return list(step.board.scores)
-        return [0] * self.header.players
-
-    @property
-    def hand_number(self) -> int:
-        """The hand being played (or the last one), 0 before the first."""
-        return self.hands
 
     def feed(self, event: LiveEvent) -> int:
         """Take the next event of the match; the number of steps it added."""
@@ -179,9 +166,4 @@ def public_data(item: dict[str, Any], step: Step) -> dict[str, Any]:
     return item
 
 
-def is_move(event: LiveEvent) -> bool:
-    """Whether ``event`` is a bot's move (what the move counters count)."""
-    return isinstance(event, Played) and isinstance(event.event, Action)
-
-
-__all__ = ["LiveMatch", "is_move", "public_data", "public_failure", "public_step"]
+__all__ = ["LiveMatch", "public_data", "public_failure", "public_step"]

@@ -155,7 +155,6 @@ class Hub:
         self.moves = 0
         self.lag_s = 0.0
         self._lot = trio.lowlevel.ParkingLot()
-        self.started_at = time.time()
 
     # -- feeding ----------------------------------------------------------------------------
 
