@@ -14,7 +14,8 @@ import time
 def main() -> None:
     delay = float(sys.argv[1])
     child = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert child.stdin is not None and child.stdout is not None
+    assert child.stdin is not None
+    assert child.stdout is not None
 
     def forward() -> None:
         for line in sys.stdin.buffer:

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,7 +44,10 @@ class Service:
 
     def __init__(self, args: list[str], port: int, cwd: Path) -> None:
         self.port = port
-        self.log = cwd / f"arena-{port}-{time.monotonic_ns()}.log"
+        # The command's output, in a file of its own outside the repository.
+        handle, name = tempfile.mkstemp(prefix=f"arena-{port}-", suffix=".log")
+        os.close(handle)
+        self.log = Path(name)
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "arena", *args],
