@@ -93,7 +93,11 @@ def test_the_match_page_follows_the_moves_with_the_hands_hidden(
     # The replay controls look back while the moves keep coming.
     page.click("#btn-first")
     assert page.evaluate("window.arenaViewer.index") == 0
-    page.wait_for_function(f"() => window.arenaViewer.steps.length > {now}", timeout=WAIT_MS)
+    page.wait_for_function(
+        f"() => {{ const s = window.arenaViewer.steps; return s.length > {now} "
+        "|| s[s.length - 1].kind === 'match_end'; }",
+        timeout=WAIT_MS,
+    )
     assert page.evaluate("window.arenaViewer.index") == 0
 
 
