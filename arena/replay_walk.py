@@ -17,7 +17,16 @@ from arena.games.api import HandOutcome, IllegalMoveError, Move
 from arena.games.match import Match, hand_leader, start_match
 from arena.games.tiles import Tile
 from arena.policy import substitute_move
-from arena.replay import Action, HandOutcomeRecord, HandRecord, Replay, Restart, Retirement
+from arena.replay import (
+    Action,
+    HandEvent,
+    HandOutcomeRecord,
+    HandRecord,
+    Replay,
+    Restart,
+    ResultRecord,
+    Retirement,
+)
 from arena.replay_settings import ReplaySettingsError, match_settings
 from arena.wire import move_from_wire, move_to_wire
 
@@ -95,44 +104,87 @@ def walk_replay(replay: Replay) -> Iterator[WalkStep]:
     Raises:
         ReplayMismatch: at the first discrepancy.
     """
-    match, automatic = _start(replay)
-    # A game with an automatic opening (its plugin says so) has the lead in the hand's history
-    # from the start (checked by _hand_start); in the others it is the first recorded move.
+    follower = ReplayFollower(replay)
     for record in replay.hands:
-        yield (step := _hand_start(match, record, replay.seed, automatic))
-        led = automatic
-        for index, event in enumerate(record.events, start=1):
-            where = f"hand {record.hand_number}, event {index}"
+        yield follower.hand_start(record)
+        for event in record.events:
+            yield follower.event(event)
+        ended = follower.hand_end(record.outcome)
+        yield from ended
+        for retirement in record.retired_after if ended else ():
+            yield follower.event(retirement)
+    yield follower.match_end(replay.result, len(replay.hands))
+
+
+class ReplayFollower:
+    """The walk of a replay as it is recorded, one record at a time, with the same checks.
+
+    :func:`walk_replay` drives it over a whole replay; a live watcher (``arena.serve``) drives
+    it as a match's events arrive. ``header`` gives the settings, the seed and the seats'
+    start-up failures (its hands and result are not read). Each method returns the step (or
+    steps) of what it was given.
+    """
+
+    def __init__(self, header: Replay) -> None:
+        self.match, self._automatic = _start(header)
+        self._seed = header.seed
+        self._record: HandRecord | None = None
+        self._led = False
+        self._index = 0
+        self._ended = False  # the current hand ended: a retirement now is one after its end
+
+    def hand_start(self, record: HandRecord) -> WalkStep:
+        """A hand was dealt (its record's deal and leader are checked; its events not read)."""
+        step = _hand_start(self.match, record, self._seed, self._automatic)
+        self._record, self._led, self._index, self._ended = record, self._automatic, 0, False
+        return step
+
+    def event(self, event: HandEvent) -> WalkStep:
+        """One recorded event of the current hand, or a retirement after its end."""
+        record = self._record
+        if record is None:
+            raise ReplayMismatch("an event is recorded before the first hand")
+        number = record.hand_number
+        if self._ended:
+            if not isinstance(event, Retirement):
+                raise ReplayMismatch(f"hand {number}: an event is recorded after its end")
+            step = _retire(self.match, event, number, f"hand {number}, after its end")
+        else:
+            self._index += 1
+            where = f"hand {number}, event {self._index}"
             if isinstance(event, Action):
-                if not led and event.seat != record.leader:
+                if not self._led and event.seat != record.leader:
                     raise ReplayMismatch(
                         f"{where}: leader recorded as seat {record.leader}, "
                         f"but seat {event.seat} led"
                     )
-                led = True
-                step = _move(match, event, where, replay.seed)
+                self._led = True
+                step = _move(self.match, event, where, self._seed)
             elif isinstance(event, Restart):
-                step = _restart(match, event, record.hand_number, where)
+                step = _restart(self.match, event, number, where)
             else:
-                step = _retire(match, event, record.hand_number, where)
-            match = step.match
-            yield step
-        outcome = _hand_end(match, record.outcome, f"hand {record.hand_number}")
-        if outcome is None:
-            continue
-        yield WalkStep(WalkKind.HAND_END, record.hand_number, match, outcome=outcome)
-        match = match.next_hand()
-        for retirement in record.retired_after:
-            where = f"hand {record.hand_number}, after its end"
-            step = _retire(match, retirement, record.hand_number, where)
-            match = step.match
-            yield step
-    if not match.over:
-        raise ReplayMismatch(
-            f"the replay stops after {len(replay.hands)} hands but the match was not over"
-        )
-    _check_result(match, replay)
-    yield WalkStep(WalkKind.MATCH_END, None, match)
+                step = _retire(self.match, event, number, where)
+        self.match = step.match
+        return step
+
+    def hand_end(self, outcome: HandOutcomeRecord | None) -> list[WalkStep]:
+        """The current hand's recorded outcome (``None``: forfeited during it): its step, or
+        none for a forfeited hand."""
+        assert self._record is not None
+        recorded = _hand_end(self.match, outcome, f"hand {self._record.hand_number}")
+        self._ended = True
+        if recorded is None:
+            return []
+        step = WalkStep(WalkKind.HAND_END, self._record.hand_number, self.match, outcome=recorded)
+        self.match = self.match.next_hand()
+        return [step]
+
+    def match_end(self, result: ResultRecord, hands: int) -> WalkStep:
+        """The recorded result, after ``hands`` hands."""
+        if not self.match.over:
+            raise ReplayMismatch(f"the replay stops after {hands} hands but the match was not over")
+        _check_result(self.match, result)
+        return WalkStep(WalkKind.MATCH_END, None, self.match)
 
 
 def _hand_start(match: Match, record: HandRecord, seed: int, automatic: bool) -> WalkStep:
@@ -252,10 +304,9 @@ def _hand_end(match: Match, recorded: HandOutcomeRecord | None, where: str) -> H
     return outcome
 
 
-def _check_result(match: Match, replay: Replay) -> None:
+def _check_result(match: Match, recorded: ResultRecord) -> None:
     result = match.result
     assert result is not None
-    recorded = replay.result
     computed = {
         "scores": list(result.scores),
         "winner": result.winner,

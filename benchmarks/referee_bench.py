@@ -117,10 +117,10 @@ from arena.referee.clock import TimeLimits  # noqa: E402
 from arena.referee.match import (  # noqa: E402
     MatchConfig,
     _MatchRunner,
-    _Pending,
     play_match,
 )
 from arena.referee.process import FAIR_SLICE_S, ExitStatus, open_bot_process  # noqa: E402
+from arena.referee.seat import Pending  # noqa: E402
 from arena.referee.watchdog import Watchdog  # noqa: E402
 from arena.replay import Action, Replay  # noqa: E402
 from arena.wire import (  # noqa: E402
@@ -879,8 +879,8 @@ async def _round_trips(
                     watchdog.deadline = math.inf
         elif mode == "watchdog":  # what _MatchRunner._request does with its watchdog
             dog = Watchdog()
-            # The watchdog reads only the deadline (the runner makes a _Pending per move anyway).
-            request = _Pending(None, 0, 1, 0.0, math.inf, 10_000, None)  # type: ignore[arg-type]
+            # The watchdog reads only the deadline (the runner makes a Pending per move anyway).
+            request = Pending(None, 0, 1, 0.0, math.inf, 10_000, None)  # type: ignore[arg-type]
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(dog.run)
                 with dog.scope:
@@ -1015,7 +1015,7 @@ _VIEW = "hand.view(seat) -> SeatView"
 _REQUEST = "RequestBuilder.request_line() (build + encode)"
 _DECODE = "judge_move (decode reply, id, legality)"
 _CLOCK = "clock: trio.current_time, SeatClock"
-_TURN_OWN = "_turn own code (Action record, checks, _Pending)"
+_TURN_OWN = "_turn own code (Action record, checks, Pending)"
 _WATCHDOG = "watchdog (its task, or a CancelScope.deadline setter)"
 _SCOPES = "trio cancel scopes (truncated stacks)"
 _SCHEDULER = "trio scheduler and epoll (between tasks)"
@@ -1027,7 +1027,7 @@ _TURN_RULES = {
     ("move_from_wire", "wire.py"): _DECODE,
     ("Match.apply", "match.py"): _APPLY,
     ("MatadorState.apply", "matador.py"): _APPLY,  # Match.apply's frame sometimes missed
-    ("__create_fn__.<locals>.__init__", "<string>"): _TURN_OWN,  # _Pending(...)
+    ("__create_fn__.<locals>.__init__", "<string>"): _TURN_OWN,  # Pending(...)
     ("current_time", "_generated_run.py"): _CLOCK,
     ("SeatClock.time_left_ms", "clock.py"): _CLOCK,
     ("SeatClock.allowance_s", "clock.py"): _CLOCK,

@@ -8,6 +8,7 @@ signal's number when Ctrl-C, SIGTERM or SIGHUP stopped it (130, 143, 129; arena/
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -37,6 +38,13 @@ __all__ = [
     "main",
 ]
 
+
+def _serve_command(args: argparse.Namespace) -> int:
+    from arena.cli.serve import _serve  # the live server only when asked for
+
+    return _serve(args)
+
+
 _HANDLERS = {
     "play": _play,
     "rematch": _rematch,
@@ -49,6 +57,7 @@ _HANDLERS = {
     "view": _view,
     "schema": _schema,
     "analyze": _analyze,
+    "serve": _serve_command,
 }
 
 

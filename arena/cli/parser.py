@@ -46,6 +46,26 @@ def _policy(args: argparse.Namespace) -> FailurePolicy:
         raise UsageError(f"--policy {args.policy}: {error}") from None
 
 
+#: Where ``--serve`` listens when given without an address.
+SERVE_DEFAULT = "127.0.0.1:8000"
+
+
+def _add_serve_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--serve",
+        nargs="?",
+        const=SERVE_DEFAULT,
+        metavar="[HOST:]PORT",
+        help=f"watch it live in a browser: serve web pages at HOST:PORT (default {SERVE_DEFAULT})"
+        ", and keep serving them when it is over, until Ctrl-C (docs/live.md)",
+    )
+    parser.add_argument(
+        "--serve-reveal",
+        action="store_true",
+        help="the --serve pages show every hand (default: only what everybody sees)",
+    )
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="arena",
@@ -67,6 +87,7 @@ def _build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=_seed, help="match seed (default: a random one, printed)")
     play.add_argument("--replay", type=Path, help="replay file (default: replays/TIME-SEED.json)")
     play.add_argument("--json", action="store_true", help="print one JSON object as the result")
+    _add_serve_flags(play)
     _add_match_flags(play)
     _add_policy_flags(play)
     _add_sandbox_flags(play, "auto")
@@ -159,6 +180,7 @@ def _build_parser() -> argparse.ArgumentParser:
     tournament.add_argument(
         "--build-timeout", type=_positive, default=300, help="seconds a bot's build may take"
     )
+    _add_serve_flags(tournament)
     _add_match_flags(tournament)
     _add_policy_flags(tournament)
     _add_sandbox_flags(tournament, "auto")
@@ -247,6 +269,22 @@ def _build_parser() -> argparse.ArgumentParser:
     )
 
     _add_analyze(commands)
+    serve = commands.add_parser(
+        "serve",
+        help="serve a tournament's out folder as live web pages (finished, or being played)",
+        description="Serve a tournament's out folder on the web: standings, ratings, "
+        "cross-table and every finished match's replay, kept up to date while a tournament "
+        "runs there (another process). Moves as they are played: that tournament's own "
+        "--serve. docs/live.md",
+    )
+    serve.add_argument("folder", type=Path, metavar="DIR", help="the tournament's out folder")
+    serve.add_argument("--db", type=Path, help="its database (default: DIR/tournament.db)")
+    serve.add_argument(
+        "--listen",
+        default=SERVE_DEFAULT,
+        metavar="[HOST:]PORT",
+        help=f"where to listen (default {SERVE_DEFAULT}: this machine only)",
+    )
 
     schema = commands.add_parser(
         "schema",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import os
 import secrets
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from arena.cli.inputs import _check_bot_command, _check_replay_path, _read
@@ -27,6 +28,9 @@ from arena.replay import Replay, Status, write_replay
 from arena.stop_signals import run as _run_stoppable
 from arena.text import printable, seat_name, shell_line
 
+if TYPE_CHECKING:
+    from arena.cli.serve import Live
+
 
 def _play(args: argparse.Namespace) -> int:
     if not 2 <= len(args.bots) <= 4:
@@ -42,6 +46,12 @@ def _play(args: argparse.Namespace) -> int:
     policy = _policy(args)
     sandbox = _sandbox_config(args)
     _check_replay_path(replay_path)
+    live = None
+    if args.serve is not None or args.serve_reveal:
+        from arena.cli.serve import live_setup  # the live server only when asked for
+
+        folder = replay_path.absolute().parent
+        live = live_setup(args, f"Match, seed {seed}", folder, "the match")
     plan = _sandbox_plan(sandbox, "arena play", match_outputs(replay_path))
     config = MatchConfig(
         game=game,
@@ -58,7 +68,7 @@ def _play(args: argparse.Namespace) -> int:
     from arena.tournament.entrants import command_names
 
     bots = [BotSpec(c, None, n) for c, n in zip(args.bots, command_names(args.bots), strict=True)]
-    return _run_match(config, bots, replay_path, "play", args.json)
+    return _run_match(config, bots, replay_path, "play", args.json, live)
 
 
 def _sandbox_settings(config: SandboxConfig | None) -> dict[str, Any] | None:
@@ -68,9 +78,15 @@ def _sandbox_settings(config: SandboxConfig | None) -> dict[str, Any] | None:
 
 
 def _run_match(
-    config: MatchConfig, bots: list[BotSpec], replay_path: Path, command: str, as_json: bool
+    config: MatchConfig,
+    bots: list[BotSpec],
+    replay_path: Path,
+    command: str,
+    as_json: bool,
+    live: Live | None = None,
 ) -> int:
-    """Play the match, write its replay and failure bundle, and print the result."""
+    """Play the match, write its replay and failure bundle, and print the result; with
+    ``live`` (``--serve``), served as it is played, and after it until Ctrl-C."""
     if not as_json:
         print(
             f"Playing {config.game.name}, {config.players} players, seed {config.seed}"
@@ -79,7 +95,10 @@ def _run_match(
             flush=True,
         )
     freeze_startup_objects()
-    replay = _run_stoppable(play_match, config, bots)
+    if live is None:
+        replay = _run_stoppable(play_match, config, bots)
+    else:
+        replay = _run_stoppable(_play_watched, live, config, bots)
     written: Path | None
     bundle: Path | None = None
     try:
@@ -107,7 +126,18 @@ def _run_match(
             rematch = rematch_command(bundle / "replay.json" if bundle else written)
             for entry in failures_of(replay):
                 print("\n" + explain(replay, entry, rematch))
-    return EXIT_OK if written is not None else EXIT_FAILED
+    code = EXIT_OK if written is not None else EXIT_FAILED
+    if live is not None:
+        live.recorded(1, replay, written)
+        sys.stdout.flush()
+        live.after(command)
+    return code
+
+
+async def _play_watched(live: Live, config: MatchConfig, bots: list[BotSpec]) -> Replay:
+    """The match, served live as match 1 while it is played."""
+    async with live.around():
+        return await play_match(config, bots, observer=functools.partial(live.hub.feed, 1))
 
 
 def _rematch(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ from arena.text import printable_block, shell_line
 from arena.tournament.clock_load import say_late_moves, warn_if_crowded
 
 if TYPE_CHECKING:
+    from arena.cli.serve import Live
     from arena.tournament.session import Opened
     from arena.tournament.settings import TournamentSettings
 
@@ -107,6 +108,16 @@ def _resume(
     return opened, db, out_dir
 
 
+def _check_serve_flags(args: argparse.Namespace) -> None:
+    """``--serve`` and ``--serve-reveal`` refused before anything starts (the server itself
+    starts once the bots are checked)."""
+    if args.serve is None and not args.serve_reveal:
+        return
+    from arena.cli.serve import check_serve_flags
+
+    check_serve_flags(args)
+
+
 def _tournament(args: argparse.Namespace) -> int:
     from arena.tournament.live import LiveReporter, PlainReporter, Reporter
     from arena.tournament.report import final_report
@@ -115,6 +126,7 @@ def _tournament(args: argparse.Namespace) -> int:
     from arena.tournament.session import run as run_session
     from arena.tournament.settings import run_outputs, sandbox_from_dict
 
+    _check_serve_flags(args)
     outputs = functools.partial(
         tournament_outputs, out_given=args.out is not None, db_given=args.db is not None
     )
@@ -155,6 +167,7 @@ def _tournament(args: argparse.Namespace) -> int:
         for excluded in opened.excluded:
             reason = printable_block(excluded.reason)
             print(f"  left out {excluded.entrant.name}: {excluded.stage}: {reason}")
+    live = _live(args, opened, out_dir, db)
     options = RunOptions(
         out_dir=out_dir,
         concurrency=args.concurrency,
@@ -162,12 +175,14 @@ def _tournament(args: argparse.Namespace) -> int:
         events=args.events,
         cluster=cluster,
         build_timeout_s=args.build_timeout,
+        live=None if live is None else live.hub,
     )
     if cluster is None:  # a cluster's workers run one match per CPU of theirs
         warn_if_crowded("arena tournament", args.concurrency, opened.settings.move_ms)
     reporter: Reporter = LiveReporter() if sys.stdout.isatty() else PlainReporter()
+    around = None if live is None else live.around
     try:
-        summary = run_session(opened, options, reporter)
+        summary = run_session(opened, options, reporter, around)
     except KeyboardInterrupt:
         done = len(opened.store.finished())
         total = len(opened.store.tables())
@@ -190,10 +205,33 @@ def _tournament(args: argparse.Namespace) -> int:
     except TournamentError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_FAILED
-    report = _write_report(opened.store, out_dir / "report.html", "arena tournament")
-    where = None if report is None else report.path
-    print(final_report(opened.store, summary.standings, out_dir, db, report=where))
-    print(summary.line())
-    progress = summary.progress
-    say_late_moves(progress.late_moves, progress.moves, progress.late_max_ms, args.concurrency)
+
+    def finish() -> None:
+        report = _write_report(opened.store, out_dir / "report.html", "arena tournament")
+        where = None if report is None else report.path
+        print(final_report(opened.store, summary.standings, out_dir, db, report=where))
+        print(summary.line())
+        progress = summary.progress
+        say_late_moves(progress.late_moves, progress.moves, progress.late_max_ms, args.concurrency)
+
+    if live is not None:
+        return live.after("tournament", finish)  # the report is written while it serves
+    finish()
     return EXIT_OK
+
+
+def _live(args: argparse.Namespace, opened: Opened, out_dir: Path, db: Path) -> Live | None:
+    """The live server of ``--serve`` (None without it: nothing of it is imported)."""
+    if args.serve is None and not args.serve_reveal:
+        return None
+    from arena.cli.serve import live_setup
+
+    try:
+        live = live_setup(args, f"Tournament {out_dir.name}", out_dir, "the tournament")
+    except BaseException:
+        opened.store.close()
+        raise
+    if live is not None:
+        live.db = db
+        live.hub.total = len(opened.store.tables())
+    return live

@@ -48,7 +48,7 @@ from arena.errors import ArenaError
 from arena.failure_report import write_failure_bundle
 from arena.replay import decode_replay, write_replay_bytes
 from arena.tournament.entrants import Entrant
-from arena.tournament.jobs import Job, JobDone
+from arena.tournament.jobs import Job, JobDone, JobEvent
 
 if TYPE_CHECKING:
     # Dask's client is untyped for the most part: it is handled as Any here.
@@ -129,8 +129,10 @@ class DaskPool:
         jobs: Iterable[Job],
         on_started: Callable[[int], Awaitable[None]],
         on_done: Callable[[JobDone], Awaitable[None]],
+        on_event: Callable[[JobEvent], None] | None = None,
     ) -> None:
-        """Play every job (see the module's docstring for the contract)."""
+        """Play every job (see the module's docstring for the contract). ``on_event`` (the live
+        server's moves) is not fed: a remote match is seen live when it starts and ends."""
         run = self._run
         token = trio.lowlevel.current_trio_token()
         finished_send, finished = trio.open_memory_channel[tuple[Job, Any]](float("inf"))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 import gc
 import os
-from collections import deque
 from collections.abc import Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
@@ -23,13 +22,14 @@ import trio
 
 from arena.errors import BotCommandError, BotEOFError, BotGoneError, OutputLimitError
 from arena.failure_text import explain_for_bot
-from arena.games.api import Game, GameState, SeatView
-from arena.games.match import Match, MatchLength, bot_seed, hand_leader, start_match
+from arena.games.api import Game, GameState, HandOutcome
+from arena.games.match import EndReason, Match, MatchLength, bot_seed, hand_leader, start_match
 from arena.judge import Accepted, Fault, Rejection, judge_move, judge_ready
+from arena.live_events import HandBegan, HandOver, MatchBegan, MatchObserver, MatchOver, Played
 from arena.policy import STRICT, FailurePolicy, substitute_move
 from arena.redaction import detail_for_others
 from arena.referee.channel import BotChannel, BotSpec, Connector
-from arena.referee.clock import SeatClock, TimeLimits, accepted_elapsed, late_ms
+from arena.referee.clock import TimeLimits, accepted_elapsed, late_ms
 from arena.referee.failures import (
     crash_failure,
     io_failure,
@@ -41,6 +41,7 @@ from arena.referee.failures import (
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import open_bot_process
 from arena.referee.sandbox import SandboxPlan
+from arena.referee.seat import Pending, Seat
 from arena.referee.watchdog import Watchdog, service_nursery
 from arena.replay import (
     REPLAY_FORMAT,
@@ -78,8 +79,6 @@ ERROR_READ_GRACE_S = 0.2
 EXIT_GRACE_S = 0.5
 #: Captured stderr kept in the replay per seat.
 REPLAY_STDERR_CHARS = 16384
-#: How many of the last lines exchanged with a bot a failure record keeps.
-TRANSCRIPT_LINES = 6
 
 
 @dataclass(frozen=True)
@@ -121,50 +120,6 @@ class _BotFailed(Exception):
         self.failure = failure
 
 
-@dataclass(slots=True)
-class _Pending:
-    """The move request in flight: whom it went to, when, and what it showed."""
-
-    seat: _Seat
-    request_id: int
-    hand_number: int
-    started: float
-    deadline: float
-    time_left_ms: int
-    view: SeatView
-    sent: bool = False
-
-
-class _Seat:
-    """The runner's book-keeping for one seat."""
-
-    def __init__(self, seat: int, spec: BotSpec, limits: TimeLimits) -> None:
-        self.seat = seat
-        self.spec = spec
-        self.command = spec.command
-        self.name = f"seat{seat}"
-        self.clock = SeatClock(limits)
-        self.channel: BotChannel | None = None
-        self.failure: Failure | None = None
-        self.stderr = ""
-        # The stderr of processes this seat ran as before a restart, in order.
-        self.earlier_stderr: list[str] = []
-        # The last lines sent to and received from the bot: a failure's evidence.
-        self.transcript: deque[tuple[str, bytes]] = deque(maxlen=TRANSCRIPT_LINES)
-        self.strikes = 0
-        self.restarts = 0
-        # Requests struck by a timeout: a late answer to one of them is skipped, not a fault.
-        self.struck_ids: set[int] = set()
-
-    @property
-    def live(self) -> bool:
-        return self.channel is not None and self.failure is None
-
-    def __repr__(self) -> str:
-        state = "live" if self.live else (self.failure.status.value if self.failure else "down")
-        return f"<Seat {self.seat} {self.name!r} {state}>"
-
-
 def freeze_startup_objects() -> None:
     """Move every object alive now out of the cyclic collector's reach, once per process.
 
@@ -183,6 +138,7 @@ async def play_match(
     commands: Sequence[str | BotSpec],
     *,
     connect: Connector | None = None,
+    observer: MatchObserver | None = None,
 ) -> Replay:
     """Play a whole match between the bots started by ``commands`` (one per seat).
 
@@ -191,6 +147,8 @@ async def play_match(
         commands: one bot per seat, in seat order: a command line, or a :class:`BotSpec`
             with the folder to start it in.
         connect: how to start a bot from its command (default: a subprocess).
+        observer: called with each live event (`arena.live_events`) as the match is played;
+            it must return at once. Without one no event is built.
 
     Returns:
         The replay of the match (the caller writes it to disk).
@@ -198,7 +156,7 @@ async def play_match(
     if len(commands) != config.players:
         raise ValueError(f"{len(commands)} bots for {config.players} players")
     specs = [c if isinstance(c, BotSpec) else BotSpec(c) for c in commands]
-    runner = _MatchRunner(config, specs, connect or _process_connector(config))
+    runner = _MatchRunner(config, specs, connect or _process_connector(config), observer)
     return await runner.run()
 
 
@@ -216,10 +174,17 @@ def _process_connector(config: MatchConfig) -> Connector:
 
 
 class _MatchRunner:
-    def __init__(self, config: MatchConfig, commands: list[BotSpec], connect: Connector) -> None:
+    def __init__(
+        self,
+        config: MatchConfig,
+        commands: list[BotSpec],
+        connect: Connector,
+        observer: MatchObserver | None = None,
+    ) -> None:
         self.config = config
+        self.observe = observer
         self.connect = connect
-        self.seats = [_Seat(s, c, config.time) for s, c in enumerate(commands)]
+        self.seats = [Seat(s, c, config.time) for s, c in enumerate(commands)]
         self.hands: list[HandRecord] = []
         self.events: list[HandEvent] = []
         self.request_id = 0
@@ -229,7 +194,7 @@ class _MatchRunner:
         # deadline twice per move, was the largest part of the referee's own cost per move.
         # When it fires, the match loop is left and re-entered where it stood (_play_watched).
         self.watchdog: Watchdog | None = None
-        self.pending: _Pending | None = None
+        self.pending: Pending | None = None
         self.resumed: bytes | None = None
         self.announced = 0
         self.match: Match | None = None
@@ -250,6 +215,9 @@ class _MatchRunner:
             # open by a task of this nursery instead, which outlives the scope.
             self.hosts = await self.stack.enter_async_context(service_nursery())
             await self._start_bots()
+            if self.observe is not None:
+                header = ResultRecord([0] * config.players, None, EndReason.HANDS, [])
+                self.observe(MatchBegan(self._replay(started, 0.0, header)))
             match = start_match(
                 config.game, config.rules, config.players, config.seed, config.length
             )
@@ -264,6 +232,16 @@ class _MatchRunner:
         assert self.match is not None
         assert self.match.result is not None
         result = self.match.result
+        record = ResultRecord(
+            list(result.scores), result.winner, result.reason, list(result.ranking)
+        )
+        replay = self._replay(started, round(trio.current_time() - t0, 3), record)
+        if self.observe is not None:
+            self.observe(MatchOver(replay.result, replay.seats, replay.duration_s))
+        return replay
+
+    def _replay(self, started: datetime.datetime, duration_s: float, result: Any) -> Replay:
+        config = self.config
         return Replay(
             format=REPLAY_FORMAT,
             protocol=m.PROTOCOL_VERSION,
@@ -279,14 +257,9 @@ class _MatchRunner:
             ),
             seats=[self._seat_record(s) for s in self.seats],
             hands=self.hands,
-            result=ResultRecord(
-                scores=list(result.scores),
-                winner=result.winner,
-                reason=result.reason,
-                ranking=list(result.ranking),
-            ),
+            result=result,
             started_at=started.isoformat(timespec="seconds"),
-            duration_s=round(trio.current_time() - t0, 3),
+            duration_s=duration_s,
             policy=config.policy,
             sandbox=config.sandbox_settings if config.sandbox is not None else None,
             max_stdout_bytes=config.max_stdout_bytes,
@@ -312,7 +285,7 @@ class _MatchRunner:
             except _BotFailed as failed:
                 await self._stop(seat, failed.failure)
 
-    async def _launch(self, seat: _Seat, phase: Phase = Phase.STARTUP) -> float:
+    async def _launch(self, seat: Seat, phase: Phase = Phase.STARTUP) -> float:
         """Start the seat's bot and send it ``hello``; returns when ``hello`` was sent.
 
         Raises:
@@ -356,7 +329,7 @@ class _MatchRunner:
             task_status.started(channel)
             await trio.sleep_forever()
 
-    async def _await_ready(self, seat: _Seat, sent_at: float, phase: Phase = Phase.STARTUP) -> None:
+    async def _await_ready(self, seat: Seat, sent_at: float, phase: Phase = Phase.STARTUP) -> None:
         """Read the bot's ``ready`` (its start-up limit counts from ``sent_at``).
 
         Raises:
@@ -464,6 +437,8 @@ class _MatchRunner:
                 leader = hand_leader(hand)
                 assert leader is not None
                 self.announced = number
+                if self.observe is not None:
+                    self.observe(HandBegan(self._hand_record(number, hand, [], [])))
                 self.requests.new_hand()
                 for seat in self.seats:
                     if seat.live:
@@ -475,6 +450,8 @@ class _MatchRunner:
             finished = match.hand
             events, self.events = self.events, []
             outcome = finished.outcome()
+            if self.observe is not None:
+                self.observe(HandOver(number, _outcome_record(outcome)))
             if outcome is None:  # the match was forfeited during the hand
                 self._record_hand(number, finished, events, [])
                 break
@@ -503,27 +480,26 @@ class _MatchRunner:
         opening, the seat of the opening (the first entry of the hand's history, never a
         recorded event).
         """
+        self.hands.append(self._hand_record(number, hand, events, after))
+
+    def _hand_record(
+        self, number: int, hand: GameState, events: list[HandEvent], after: list[HandEvent]
+    ) -> HandRecord:
         deal = hand.deal()
         leader = hand_leader(hand)
-        outcome = hand.outcome()
-        self.hands.append(
-            HandRecord(
-                hand_number=number,
-                deal=DealRecord(hands=[list(h) for h in deal.hands], boneyard=list(deal.boneyard)),
-                leader=leader if leader is not None else -1,
-                events=events,
-                outcome=None
-                if outcome is None
-                else HandOutcomeRecord(
-                    kind=outcome.kind.value,
-                    winners=list(outcome.winners),
-                    award=list(outcome.award),
-                    scores=list(outcome.scores),
-                    pips=list(outcome.pips),
-                ),
-                retired_after=[e for e in after if isinstance(e, Retirement)],
-            )
+        return HandRecord(
+            hand_number=number,
+            deal=DealRecord(hands=[list(h) for h in deal.hands], boneyard=list(deal.boneyard)),
+            leader=leader if leader is not None else -1,
+            events=events,
+            outcome=_outcome_record(hand.outcome()),
+            retired_after=[e for e in after if isinstance(e, Retirement)],
         )
+
+    def _event(self, event: HandEvent) -> None:
+        self.events.append(event)
+        if self.observe is not None:
+            self.observe(Played(event))
 
     async def _turn(self, match: Match, number: int) -> Match:
         hand = match.hand
@@ -533,7 +509,7 @@ class _MatchRunner:
         if not seat.live:
             legal = hand.legal_moves()
             move = legal[0]  # a retired seat's only legal move is PASS
-            self.events.append(Action(seat=seat_no, move=move_to_wire(move), auto=True))
+            self._event(Action(seat=seat_no, move=move_to_wire(move), auto=True))
             return match.apply(move)
         clock = seat.clock
         line = self.resumed
@@ -548,7 +524,7 @@ class _MatchRunner:
             )
             started = trio.current_time()
             deadline = started + clock.allowance_s()
-            pending = self.pending = _Pending(
+            pending = self.pending = Pending(
                 seat, request_id, number, started, deadline, time_left_ms, view
             )
             self.match = match
@@ -590,7 +566,7 @@ class _MatchRunner:
         except _BotFailed as failed:
             self.pending = None
             return await self._move_failed(seat, failed.failure, pending, match)
-        self.events.append(
+        self._event(
             Action(
                 seat=seat_no,
                 move=move_to_wire(move),
@@ -641,7 +617,7 @@ class _MatchRunner:
 
     async def _send(
         self,
-        seat: _Seat,
+        seat: Seat,
         line: bytes,
         timeout_s: float,
         phase: Phase,
@@ -676,7 +652,7 @@ class _MatchRunner:
             )
         )
 
-    async def _request(self, seat: _Seat, pending: _Pending, message: bytes | None) -> bytes:
+    async def _request(self, seat: Seat, pending: Pending, message: bytes | None) -> bytes:
         """Send a move request (``None``: it was sent already) and read the reply under the
         watchdog (watching its deadline)."""
         channel = seat.channel
@@ -708,7 +684,7 @@ class _MatchRunner:
 
     async def _receive(
         self,
-        seat: _Seat,
+        seat: Seat,
         deadline: float,
         phase: Phase,
         hand_number: int | None,
@@ -734,7 +710,7 @@ class _MatchRunner:
             )
         )
 
-    async def _notify(self, match: Match, seat: _Seat, message: bytes, number: int) -> Match:
+    async def _notify(self, match: Match, seat: Seat, message: bytes, number: int) -> Match:
         seat.transcript.append(("sent", message))
         try:
             await self._send(seat, message, NOTIFY_TIMEOUT_S, Phase.NOTIFY, number)
@@ -743,7 +719,7 @@ class _MatchRunner:
         return match
 
     async def _move_failed(
-        self, seat: _Seat, failure: Failure, pending: _Pending, match: Match
+        self, seat: Seat, failure: Failure, pending: Pending, match: Match
     ) -> Match:
         """A failure while answering a request: a strike under ``lenient`` (when the request
         reached the bot whole, and the failure is a timeout or a bad reply), else `_fail`."""
@@ -752,9 +728,7 @@ class _MatchRunner:
             return await self._strike(seat, failure, pending, match)
         return await self._fail(seat, failure, match)
 
-    async def _strike(
-        self, seat: _Seat, failure: Failure, pending: _Pending, match: Match
-    ) -> Match:
+    async def _strike(self, seat: Seat, failure: Failure, pending: Pending, match: Match) -> Match:
         """Count a strike: play a random legal move for the bot and tell it, or forfeit at the
         policy's last strike."""
         policy = self.config.policy
@@ -774,7 +748,7 @@ class _MatchRunner:
         else:
             elapsed = min(trio.current_time(), pending.deadline) - pending.started
         seat.clock.charge(elapsed)
-        self.events.append(
+        self._event(
             Action(
                 seat=seat.seat,
                 move=wire_move,
@@ -801,7 +775,7 @@ class _MatchRunner:
         )
         return await self._notify(match, seat, notice, pending.hand_number)
 
-    async def _fail(self, seat: _Seat, failure: Failure, match: Match) -> Match:
+    async def _fail(self, seat: Seat, failure: Failure, match: Match) -> Match:
         """Stop the failed bot and retire its seat; or, when the policy restarts bots after
         this kind of failure and the seat has restarts left, start it again."""
         failure = resource_limited(seat.channel, failure)
@@ -811,12 +785,12 @@ class _MatchRunner:
         await self._stop(seat, failure)
         return self._retire(match, seat)
 
-    async def _restart(self, seat: _Seat, failure: Failure, match: Match) -> Match:
+    async def _restart(self, seat: Seat, failure: Failure, match: Match) -> Match:
         """Replace a crashed bot by a new process: handshake, then (during a hand) the hand's
         ``hand_start``, so it can play from the next request. A new process that fails this
         forfeits."""
         seat.restarts += 1
-        self.events.append(Restart(seat=seat.seat, failure=with_messages(seat.transcript, failure)))
+        self._event(Restart(seat=seat.seat, failure=with_messages(seat.transcript, failure)))
         await self._close(seat)
         seat.earlier_stderr.append(seat.stderr)
         seat.stderr = ""
@@ -841,7 +815,7 @@ class _MatchRunner:
             return self._retire(match, seat)
         return match
 
-    async def _stop(self, seat: _Seat, failure: Failure) -> None:
+    async def _stop(self, seat: Seat, failure: Failure) -> None:
         """Record the failure, tell the bot why (if it still listens), and stop it."""
         failure = with_messages(seat.transcript, resource_limited(seat.channel, failure))
         seat.failure = failure
@@ -860,20 +834,20 @@ class _MatchRunner:
                 await channel.wait_exit()
         await self._close(seat)
 
-    def _retire(self, match: Match, seat: _Seat) -> Match:
+    def _retire(self, match: Match, seat: Seat) -> Match:
         assert seat.failure is not None
         if seat.seat not in match.retired:
-            self.events.append(Retirement(seat=seat.seat, status=seat.failure.status))
+            self._event(Retirement(seat=seat.seat, status=seat.failure.status))
             match = match.retire(seat.seat)
         self.match = match
         return match
 
-    async def _close(self, seat: _Seat) -> None:
+    async def _close(self, seat: Seat) -> None:
         if seat.channel is not None:
             await seat.channel.aclose()
             seat.stderr = seat.channel.stderr_text()
 
-    def _seat_record(self, seat: _Seat) -> SeatRecord:
+    def _seat_record(self, seat: Seat) -> SeatRecord:
         failure = seat.failure
         stderr = "".join(
             f"{text}[arena: the bot was restarted here]\n" for text in seat.earlier_stderr
@@ -894,3 +868,10 @@ class _MatchRunner:
             strikes=seat.strikes,
             restarts=seat.restarts,
         )
+
+
+def _outcome_record(o: HandOutcome | None) -> HandOutcomeRecord | None:
+    if o is None:
+        return None
+    scores = list(o.scores)
+    return HandOutcomeRecord(o.kind.value, list(o.winners), list(o.award), scores, list(o.pips))

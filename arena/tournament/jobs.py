@@ -1,8 +1,9 @@
 """What the tournament parent and its worker processes say to each other.
 
 The parent sends :class:`Job` lines (one match each) on a worker's stdin; the worker answers one
-:class:`JobDone` line per finished match on its stdout. JSON Lines, like the bot protocol, and
-framed by the same bounded line buffer.
+:class:`JobDone` line per finished match on its stdout (and, for a job marked ``live``, a
+:class:`JobEvent` line per live event of the match before it). JSON Lines, like the bot
+protocol, and framed by the same bounded line buffer.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from arena.live_events import LiveEvent
 from arena.policy import STRICT, FailurePolicy
 from arena.replay import Action, Replay, Status
 
@@ -46,6 +48,8 @@ class Job(msgspec.Struct, frozen=True, tag="job"):
     sandbox: dict[str, Any] | None = None
     max_stdout_bytes: int | None = None
     policy: FailurePolicy = STRICT
+    #: Forward the match's live events (:class:`JobEvent`): only when someone watches.
+    live: bool = False
 
 
 class SeatSummary(msgspec.Struct, frozen=True):
@@ -96,8 +100,18 @@ class JobStarted(msgspec.Struct, frozen=True, tag="started"):
     table: int
 
 
+class JobEvent(msgspec.Struct, frozen=True, tag="live"):
+    """One live event of a match in progress (`arena.live_events`; jobs with ``live`` only)."""
+
+    table: int
+    event: LiveEvent
+    #: When the worker took it from the referee (seconds since the epoch): the live server's
+    #: clients measure their lag from it.
+    at: float = 0.0
+
+
 ToWorker = Job
-FromWorker = JobDone | JobStarted
+FromWorker = JobDone | JobStarted | JobEvent
 
 _ENCODER = msgspec.json.Encoder()
 _TO_WORKER = msgspec.json.Decoder(ToWorker)
@@ -107,6 +121,11 @@ _FROM_WORKER = msgspec.json.Decoder(FromWorker)
 def encode(message: ToWorker | FromWorker) -> bytes:
     """One message as a JSON line (with its newline)."""
     return _ENCODER.encode(message) + b"\n"
+
+
+def encode_events(events: list[JobEvent]) -> bytes:
+    """Live events as JSON lines (each with its newline), in one call."""
+    return _ENCODER.encode_lines(events)
 
 
 def decode_job(line: bytes) -> Job:

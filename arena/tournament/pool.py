@@ -17,7 +17,15 @@ from dataclasses import dataclass
 import trio
 
 from arena.referee.process import BotEOFError, BotProcess, open_bot_process
-from arena.tournament.jobs import FromWorker, Job, JobDone, JobStarted, decode_from_worker, encode
+from arena.tournament.jobs import (
+    FromWorker,
+    Job,
+    JobDone,
+    JobEvent,
+    JobStarted,
+    decode_from_worker,
+    encode,
+)
 
 #: Seconds a worker has to stop its matches (and their bots) after SIGTERM before SIGKILL.
 WORKER_STOP_GRACE_S = 10.0
@@ -56,11 +64,14 @@ class WorkerPool:
         jobs: Iterable[Job],
         on_started: Callable[[int], Awaitable[None]],
         on_done: Callable[[JobDone], Awaitable[None]],
+        on_event: Callable[[JobEvent], None] | None = None,
     ) -> None:
         """Play every job; ``on_done`` is awaited for each result as it arrives.
 
-        ``jobs`` is consumed lazily, one job whenever a worker has room: a generator may stop
-        early (as the SPRT does once it has decided); the matches in progress then finish.
+        ``on_event`` is called with each live event of a job marked ``live`` (at once: it
+        must not block). ``jobs`` is consumed lazily, one job whenever a worker has room: a
+        generator may stop early (as the SPRT does once it has decided); the matches in
+        progress then finish.
         """
         source = iter(jobs)
         exhausted = False
@@ -105,6 +116,10 @@ class WorkerPool:
                         f"{slot.process.exit_status().describe()}\n{slot.process.stderr_tail()}"
                     ) from None
                 message: FromWorker = decode_from_worker(line)
+                if isinstance(message, JobEvent):
+                    if on_event is not None:
+                        on_event(message)
+                    continue
                 if isinstance(message, JobStarted):
                     await on_started(message.table)
                     continue

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
-from arena.tournament.jobs import Job, JobBot, JobDone
+from arena.live_events import LiveEvent
+from arena.tournament.jobs import Job, JobBot, JobDone, JobEvent
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.pool import open_worker_pool
 from arena.tournament.resume import stored_entrants
@@ -59,6 +60,9 @@ class RunOptions:
     events: Path | None = None
     cluster: ClusterOptions | None = None
     build_timeout_s: float = 300.0
+    #: Who watches the matches as they are played (``--serve``): every job's live events go
+    #: to it; ``None``: the workers build none.
+    live: LiveFeed | None = None
 
 
 class MatchPool(Protocol):
@@ -72,6 +76,7 @@ class MatchPool(Protocol):
         jobs: Iterable[Job],
         on_started: Callable[[int], Awaitable[None]],
         on_done: Callable[[JobDone], Awaitable[None]],
+        on_event: Callable[[JobEvent], None] | None = None,
     ) -> None: ...
 
 
@@ -97,12 +102,21 @@ def open_pool(
     )
 
 
+class LiveFeed(Protocol):
+    """What takes a tournament's live events (`arena.serve.hub.Hub`)."""
+
+    def feed(self, match: int, event: LiveEvent, at: float | None = None) -> None:
+        """The next live event of the match at table ``match`` (made at ``at``, seconds since
+        the epoch); returns at once."""
+
+
 def make_job(
     settings: TournamentSettings,
     table: TableRow,
     seats: list[EntrantRow],
     replay: Path,
     sandbox: dict[str, Any] | None,
+    live: bool = False,
 ) -> Job:
     """The job that plays ``table`` (its seed, its bots in seat order) under ``settings``."""
     return Job(
@@ -120,6 +134,7 @@ def make_job(
         sandbox=sandbox,
         max_stdout_bytes=settings.max_stdout_bytes,
         policy=settings.failure_policy(),
+        live=live,
     )
 
 
@@ -211,7 +226,9 @@ class TournamentRun:
                         continue
                     self.pending = {t.idx: t for t in pending}
                     jobs = [self._job(t) for t in pending]
-                    await pool.run(jobs, self._started, self._finished)
+                    live = self.options.live
+                    on_event = None if live is None else self._live_event
+                    await pool.run(jobs, self._started, self._finished, on_event)
                     progress.referee_cpu_s = sum(pool.cpu_s)
         finally:
             self.reporter.end()
@@ -270,7 +287,12 @@ class TournamentRun:
         names = "-".join(_slug(n) for n in self._names(table))
         replay = self.replays / f"t{table.idx:05d}-r{table.round}-{names}.json"
         seats = [self.entrants[e] for e in table.seats]
-        return make_job(settings, table, seats, replay, self.sandbox)
+        live = self.options.live is not None
+        return make_job(settings, table, seats, replay, self.sandbox, live)
+
+    def _live_event(self, message: JobEvent) -> None:
+        assert self.options.live is not None
+        self.options.live.feed(message.table, message.event, message.at)
 
     async def _started(self, table: int) -> None:
         names = self._names(self.pending[table])

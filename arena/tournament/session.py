@@ -4,6 +4,8 @@ and printing the standings."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -170,11 +172,26 @@ class RunSummary:
         )
 
 
-def run(opened: Opened, options: RunOptions, reporter: Reporter) -> RunSummary:
-    """Play what is left of the tournament; the final standings and this run's figures."""
+def run(
+    opened: Opened,
+    options: RunOptions,
+    reporter: Reporter,
+    around: Callable[[], AbstractAsyncContextManager[object]] | None = None,
+) -> RunSummary:
+    """Play what is left of the tournament; the final standings and this run's figures.
+
+    ``around`` is entered around the run, in the same trio program (the live server of
+    ``--serve``)."""
     runner = TournamentRun(opened.settings, opened.store, options, reporter)
+
+    async def main() -> Standings:
+        if around is None:
+            return await runner.run()
+        async with around():
+            return await runner.run()
+
     try:
-        standings = stop_signals.run(runner.run)
+        standings = stop_signals.run(main)
         return RunSummary(standings, runner.progress)
     except BaseExceptionGroup as group:
         # trio's nurseries group what their tasks raise; a Ctrl-C or a lone error is reported

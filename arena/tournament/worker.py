@@ -23,16 +23,28 @@ import trio
 from arena.failure_report import write_failure_bundle
 from arena.games.match import MatchLength
 from arena.games.registry import get_game
+from arena.live_events import LiveEvent, MatchObserver
 from arena.referee.channel import BotSpec
 from arena.referee.clock import TimeLimits
 from arena.referee.framing import LineBuffer
 from arena.referee.match import MatchConfig, freeze_startup_objects, play_match
 from arena.referee.sandbox import SandboxPlan, plan_sandbox
 from arena.replay import Replay, write_replay
-from arena.tournament.jobs import Job, JobDone, JobStarted, decode_job, encode, summarize
+from arena.tournament.jobs import (
+    Job,
+    JobDone,
+    JobEvent,
+    JobStarted,
+    decode_job,
+    encode,
+    encode_events,
+    summarize,
+)
 from arena.tournament.settings import sandbox_from_dict
 
 MAX_JOB_LINE = 1 << 20
+#: Live events are written to the parent at most this often (seconds): one write per batch.
+EVENTS_EVERY_S = 0.02
 
 
 class _Worker:
@@ -45,6 +57,10 @@ class _Worker:
         # One sandbox plan per configuration (a tournament sends the same one in every job):
         # planning detects what the machine allows, once per worker.
         self.plans: dict[str, SandboxPlan] = {}
+        # Live events waiting to be written (jobs marked live): the referee's observer only
+        # appends here, the writer task sends them in one write per wake-up.
+        self.outbox: list[JobEvent] = []
+        self.wake = trio.Event()
 
     def plan(self, job: Job) -> SandboxPlan | None:
         """The sandbox plan for the job's bots, made the first time it is asked for."""
@@ -85,7 +101,32 @@ class _Worker:
 
     async def say(self, message: JobDone | JobStarted) -> None:
         async with self.lock:
+            await self._flush()
             await self.out.send_all(encode(message))
+
+    def observer(self, table: int) -> MatchObserver:
+        """The referee's observer of a live job: each event becomes a line of the outbox."""
+
+        def observe(event: LiveEvent) -> None:
+            self.outbox.append(JobEvent(table, event, time.time()))
+            self.wake.set()
+
+        return observe
+
+    async def write_events(self) -> None:
+        """Send the outbox as it fills (a task of the worker)."""
+        while True:
+            await self.wake.wait()
+            # A moment for more events, of this worker's other matches too: one write for many.
+            await trio.sleep(EVENTS_EVERY_S)
+            self.wake = trio.Event()
+            async with self.lock:
+                await self._flush()
+
+    async def _flush(self) -> None:
+        if self.outbox:
+            events, self.outbox = self.outbox, []
+            await self.out.send_all(encode_events(events))
 
     async def play(self, job: Job) -> None:
         await self.say(JobStarted(table=job.table))
@@ -106,7 +147,8 @@ class _Worker:
                 sandbox_settings=job.sandbox,
             )
             bots = [BotSpec(b.command, b.cwd, b.name) for b in job.bots]
-            replay = await play_match(config, bots)
+            observer = self.observer(job.table) if job.live else None
+            replay = await play_match(config, bots, observer=observer)
             await trio.to_thread.run_sync(self._files, job.replay, replay)
             done = JobDone(
                 table=job.table,
@@ -137,6 +179,7 @@ async def serve(stdin_fd: int = 0, stdout_fd: int = 1) -> None:
     with trio.open_signal_receiver(signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_cancel_on_signal, signals, nursery.cancel_scope)
+            nursery.start_soon(worker.write_events)
             while True:
                 line = buffer.next_line()
                 if line is None:

@@ -30,7 +30,7 @@ from arena.games.plugin import Drawing, GamePlugin, TableFeatures
 from arena.games.registry import get_game
 from arena.games.tiles import Tile, tile_str
 from arena.replay import Action, Failure, Replay, Status
-from arena.replay_walk import ReplayMismatch, WalkKind, walk_replay
+from arena.replay_walk import ReplayMismatch, WalkKind, WalkStep, walk_replay
 from arena.text import printable as printable  # re-exported: the viewers import it from here
 from arena.text import seat_name
 from arena.view.table import boneyard_label
@@ -147,79 +147,86 @@ def build_steps(replay: Replay) -> list[Step]:
         StepsError: when the replay disagrees with the engine; the message names the hand and
             event (``arena verify`` says the same).
     """
-    steps = [Step(StepKind.MATCH_START, None, None)]
-    plugin = game_of(replay)
-    board: Board | None = None
-    scored = 0  # the scoring events of the hand shown so far
-    for walked in walk_replay(replay):
-        match = walked.match
+    maker = StepMaker(replay)
+    return [maker.first(), *(maker.step(walked) for walked in walk_replay(replay))]
+
+
+class StepMaker:
+    """Display steps from the walk's steps, one at a time (:func:`build_steps` over a whole
+    replay; a live watcher as a match's events arrive, `arena.replay_walk.ReplayFollower`).
+    ``replay`` is the match's replay, or its header so far (a seat's failure is read from it
+    at the seat's retirement)."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self.plugin = game_of(replay)
+        self.board: Board | None = None
+        self.scored = 0  # the scoring events of the hand shown so far
+
+    def first(self) -> Step:
+        """The match start."""
+        return Step(StepKind.MATCH_START, None, None)
+
+    def step(self, walked: WalkStep) -> Step:
+        """The display step of one step of the walk."""
+        match, plugin = walked.match, self.plugin
         kind = walked.kind
         if kind is WalkKind.HAND_START:
-            board = board_of(match, plugin)
-            scored = len(board.scoring)
-            steps.append(
-                Step(
-                    StepKind.HAND_START,
-                    walked.hand_number,
-                    board,
-                    seat=walked.seat,
-                    scored=board.scoring,
-                )
+            board = self.board = board_of(match, plugin)
+            self.scored = len(board.scoring)
+            return Step(
+                StepKind.HAND_START,
+                walked.hand_number,
+                board,
+                seat=walked.seat,
+                scored=board.scoring,
             )
-        elif kind is WalkKind.MOVE:
+        if kind is WalkKind.MOVE:
             strike = walked.action.strike if walked.action is not None else None
-            board = board_of(match, plugin)
-            new, scored = board.scoring[scored:], len(board.scoring)
-            steps.append(
-                Step(
-                    StepKind.MOVE,
-                    walked.hand_number,
-                    board,
-                    seat=walked.seat,
-                    move=walked.move,
-                    action=walked.action,
-                    drawn=walked.drawn,
-                    scored=new,
-                    status=None if strike is None else strike.status,
-                    failure=strike,
-                )
+            board = self.board = board_of(match, plugin)
+            new, self.scored = board.scoring[self.scored :], len(board.scoring)
+            return Step(
+                StepKind.MOVE,
+                walked.hand_number,
+                board,
+                seat=walked.seat,
+                move=walked.move,
+                action=walked.action,
+                drawn=walked.drawn,
+                scored=new,
+                status=None if strike is None else strike.status,
+                failure=strike,
             )
-        elif kind is WalkKind.RESTART:
+        if kind is WalkKind.RESTART:
             assert walked.restart is not None
-            steps.append(
-                Step(
-                    StepKind.RESTART,
-                    walked.hand_number,
-                    board,
-                    seat=walked.seat,
-                    status=walked.restart.failure.status,
-                    failure=walked.restart.failure,
-                )
+            return Step(
+                StepKind.RESTART,
+                walked.hand_number,
+                self.board,
+                seat=walked.seat,
+                status=walked.restart.failure.status,
+                failure=walked.restart.failure,
             )
-        elif kind is WalkKind.RETIRE:
+        if kind is WalkKind.RETIRE:
             assert walked.seat is not None
             assert walked.retirement is not None
-            board = board_of(match, plugin)
-            new, scored = board.scoring[scored:], len(board.scoring)
-            steps.append(
-                Step(
-                    StepKind.RETIRE,
-                    walked.hand_number,
-                    board,
-                    seat=walked.seat,
-                    status=walked.retirement.status,
-                    failure=replay.seats[walked.seat].failure,
-                    forfeit=match.over,
-                    scored=new,
-                )
+            board = self.board = board_of(match, plugin)
+            new, self.scored = board.scoring[self.scored :], len(board.scoring)
+            return Step(
+                StepKind.RETIRE,
+                walked.hand_number,
+                board,
+                seat=walked.seat,
+                status=walked.retirement.status,
+                failure=self.replay.seats[walked.seat].failure,
+                forfeit=match.over,
+                scored=new,
             )
-        elif kind is WalkKind.HAND_END:
+        if kind is WalkKind.HAND_END:
             assert walked.outcome is not None
-            board = replace(board_of(match, plugin), scores=walked.outcome.scores)
-            steps.append(Step(StepKind.HAND_END, walked.hand_number, board, outcome=walked.outcome))
-        else:
-            steps.append(Step(StepKind.MATCH_END, None, board, result=match.result))
-    return steps
+            board = self.board = replace(board_of(match, plugin), scores=walked.outcome.scores)
+            return Step(StepKind.HAND_END, walked.hand_number, board, outcome=walked.outcome)
+        return Step(StepKind.MATCH_END, None, self.board, result=match.result)
 
 
 def game_of(replay: Replay) -> GamePlugin:

@@ -603,6 +603,27 @@
       return li;
     }
 
+    /** More steps of a match being played (live pages, arena/serve/live.js): the list
+     * grows, and the page follows the last step when it was showing it. */
+    appendSteps(steps) {
+      const follow = this.index >= this.steps.length - 1;
+      for (const s of steps) {
+        const last = this.faults[this.faults.length - 1];
+        const faults = { strikes: [...last.strikes], restarts: [...last.restarts] };
+        if (s.strike && (s.kind === "move" || s.kind === "retire")) faults.strikes[s.seat] += 1;
+        if (s.kind === "restart") faults.restarts[s.seat] += 1;
+        if (s.kind === "hand_start") this.handStarts.push(this.steps.length);
+        this.steps.push(s);
+        this.faults.push(faults);
+        const item = this.moveItem(s, this.steps.length - 1);
+        this.moveItems.push(item);
+        this.moveList.append(item);
+      }
+      this.slider.max = String(this.steps.length);
+      if (follow) this.go(this.steps.length - 1, { keepHash: true });
+      else this.render();
+    }
+
     // -- state changes -------------------------------------------------------------------
 
     go(index, opts) {
@@ -785,12 +806,13 @@
       const up = this.shown(seat);
       const drawn = step.kind === "move" && step.seat === seat && step.drawn ? tileKey(step.drawn) : null;
       for (const t of tiles) {
-        const key = tileKey(t);
+        const key = t === null ? null : tileKey(t); // null: a tile the live public view hides
+        const faceUp = up && key !== null;
         hand.append(
-          handTile(up ? t : null, {
-            faceDown: !up,
-            special: up && this.special.has(key),
-            cls: up && drawn === key ? "drawn" : null,
+          handTile(faceUp ? t : null, {
+            faceDown: !faceUp,
+            special: faceUp && this.special.has(key),
+            cls: faceUp && drawn === key ? "drawn" : null,
             unit: bottom ? HAND_UNIT + 6 : HAND_UNIT,
           }),
         );
@@ -1298,6 +1320,9 @@
     window.arenaViewer = viewer; // for the console and the tests
   }
 
+  // A live page (arena/serve/live.js) starts the viewer itself, with data that keeps growing.
+  window.ArenaViewer = { Viewer: Viewer, readTable: readTable, fail: fail };
+  if (document.getElementById("live-bar") !== null) return;
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
