@@ -148,7 +148,7 @@ class DaskPool:
             ):
                 trio.from_thread.run_sync(channel.send_nowait, item, trio_token=token)
 
-        def on_event(event: tuple[float, Any]) -> None:
+        def on_topic(event: tuple[float, Any]) -> None:
             from_dask(started_send, int(event[1]))
 
         def submit(job: Job) -> None:
@@ -163,7 +163,7 @@ class DaskPool:
                 if table not in done_tables:
                     await on_started(table)
 
-        run.client.subscribe_topic(run.run_id, on_event)
+        run.client.subscribe_topic(run.run_id, on_topic)
         source = iter(jobs)
         exhausted = False
         limit = 2 * max(1, self._capacity)
