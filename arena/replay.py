@@ -204,6 +204,8 @@ class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
     ``policy``, ``sandbox`` (a `arena.referee.sandbox.SandboxConfig` as a mapping),
     ``max_stdout_bytes``, ``max_line_bytes`` and ``workdir`` (the folder the arena ran in,
     where relative bot commands start) are what `arena rematch` needs to play the match again.
+    ``host`` and ``mechanism`` say where a match of a cluster ran: the worker's machine and
+    the sandbox mechanism that contained its bots there (both absent for a match played here).
     """
 
     format: int
@@ -224,6 +226,8 @@ class Replay(msgspec.Struct, frozen=True, omit_defaults=True):
     max_stdout_bytes: int | None = None
     max_line_bytes: int = 1 << 16
     workdir: str = ""
+    host: str = ""
+    mechanism: str = ""
 
 
 class ReplayError(ArenaError, ValueError):
@@ -240,9 +244,13 @@ def encode_replay(replay: Replay) -> bytes:
 
 def write_replay(path: str | os.PathLike[str], replay: Replay) -> Path:
     """Write ``replay`` to ``path`` atomically (temporary file, fsync, rename)."""
+    return write_replay_bytes(path, encode_replay(replay))
+
+
+def write_replay_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write an encoded replay (`encode_replay`'s bytes) to ``path`` atomically."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = encode_replay(replay)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         os.fchmod(fd, 0o644)  # mkstemp makes the file private; a replay is meant to be shared

@@ -149,7 +149,7 @@ def run_coordinator(bots: int, results: int, reporter: str, events: bool) -> Coo
     """One run: ``bots`` entrants, the first ``results`` tables of their round robin."""
     settings = _settings()
     with (
-        tempfile.TemporaryDirectory(prefix="coordinator-bench-", dir=ROOT / "benchmarks") as tmp,
+        tempfile.TemporaryDirectory(prefix="coordinator-bench-") as tmp,
         open(os.devnull, "w", encoding="utf-8") as null,
     ):
         out = Path(tmp)

@@ -172,8 +172,9 @@ def test_only_the_spawn_module_starts_processes() -> None:
 
 
 def test_arrows_point_inward() -> None:
-    """Only __main__ imports the CLI; only the CLI, the tournament and the referee itself import
-    the referee (cli -> tournament -> referee -> games)."""
+    """Only __main__ imports the CLI; only the CLI, the tournament, the cluster (which plays a
+    tournament's matches on workers) and the referee itself import the referee (cli ->
+    tournament -> cluster -> referee -> games)."""
     for path in ALL_SOURCES:
         names = _imports(path)
         rel = _rel(path)
@@ -185,9 +186,30 @@ def test_arrows_point_inward() -> None:
             assert cli == ["arena.cli"], f"{rel} imports {cli}"
         else:
             assert not cli, f"{rel} imports the CLI"
-        if not rel.startswith(("arena/cli/", "arena/referee/", "arena/tournament/")):
+        if not rel.startswith(
+            ("arena/cli/", "arena/referee/", "arena/tournament/", "arena/cluster/")
+        ):
             referee = [n for n in names if n == "arena.referee" or n.startswith("arena.referee.")]
             assert not referee, f"{rel} imports {referee}"
+
+
+#: The Dask packages: imported only in arena/cluster/, which only --cluster imports.
+DASK = ("dask", "distributed", "cloudpickle")
+
+
+def test_only_the_cluster_imports_dask() -> None:
+    """No module outside arena/cluster/ imports Dask, and outside the CLI and the tournament
+    runner nothing imports arena/cluster/ (the local path never loads Dask)."""
+    for path in ALL_SOURCES:
+        names = _imports(path)
+        rel = _rel(path)
+        if rel.startswith("arena/cluster/"):
+            continue
+        dask = [n for n in names if n.split(".")[0] in DASK]
+        assert not dask, f"{rel} imports {dask}"
+        cluster = [n for n in names if n == "arena.cluster" or n.startswith("arena.cluster.")]
+        if rel not in ("arena/tournament/runner.py", "arena/cli/cluster.py"):
+            assert not cluster, f"{rel} imports {cluster}"
 
 
 def test_the_walk_sees_the_modules_it_guards() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from arena import PRODUCT
 from arena.cli.arg_types import _non_negative, _positive, _seed
+from arena.cli.cluster import _add_cluster_flags
 from arena.cli.errors import OneLineParser, UsageError
 from arena.cli.match_flags import _add_match_flags
 from arena.cli.sandbox import SANDBOX_CHOICES, _add_sandbox_flags
@@ -161,6 +162,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_match_flags(tournament)
     _add_policy_flags(tournament)
     _add_sandbox_flags(tournament, "auto")
+    _add_cluster_flags(tournament)
 
     sprt = commands.add_parser(
         "sprt",
@@ -193,6 +195,7 @@ def _build_parser() -> argparse.ArgumentParser:
     _add_match_flags(sprt)
     _add_policy_flags(sprt)
     _add_sandbox_flags(sprt, "auto")
+    _add_cluster_flags(sprt)
 
     standings = commands.add_parser(
         "standings",

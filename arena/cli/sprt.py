@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import secrets
 import sys
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from arena.cli.cluster import _cluster_options
 from arena.cli.errors import EXIT_OK, UsageError
 from arena.cli.match_flags import _match_flags
 from arena.cli.parser import _policy
@@ -21,10 +25,31 @@ from arena.stop_signals import run as _run_stoppable
 from arena.text import printable_block
 from arena.tournament.clock_load import say_late_moves, warn_if_crowded
 
+if TYPE_CHECKING:
+    from arena.tournament.entrants import Entrant
+    from arena.tournament.runner import RunOptions
+    from arena.tournament.settings import TournamentSettings
+    from arena.tournament.sprt_run import JobRunner
+
+
+def _cluster_pool(
+    options: RunOptions,
+    entrants: list[Entrant],
+    sandbox: dict[str, Any] | None,
+    settings: TournamentSettings,
+    concurrency: int,
+    workers: int,
+) -> AbstractAsyncContextManager[JobRunner]:
+    """The SPRT's games on the cluster (``concurrency`` and ``workers`` do not apply there)."""
+    from arena.tournament.runner import open_pool
+
+    return open_pool(options, entrants, sandbox, settings.startup_ms)
+
 
 def _sprt(args: argparse.Namespace) -> int:
     from arena.tournament.entrants import EntrantError, prepare, scan
     from arena.tournament.ratings import elo_from_counts
+    from arena.tournament.runner import RunOptions
     from arena.tournament.settings import TournamentSettings, run_outputs, sandbox_to_dict
     from arena.tournament.sprt import Sprt
     from arena.tournament.sprt_run import SprtRun, sprt_discarded_text
@@ -45,6 +70,7 @@ def _sprt(args: argparse.Namespace) -> int:
     if len(found.entrants) != 2:
         raise UsageError("give exactly two bots: the candidate and the baseline")
     policy = msgspec.to_builtins(_policy(args))
+    cluster = _cluster_options(args, sandbox is not None)
     prepare_outputs(outputs[:3])  # an SPRT run writes no report
     plan = _sandbox_plan(sandbox, "arena sprt", run_outputs(out_dir, out_dir / "tournament.db"))
     settings = TournamentSettings(
@@ -88,12 +114,17 @@ def _sprt(args: argparse.Namespace) -> int:
         f"[{sprt.lower:+.3f}, {sprt.upper:+.3f}]",
         flush=True,
     )
-    warn_if_crowded("arena sprt", args.concurrency, settings.move_ms)
+    if cluster is None:
+        warn_if_crowded("arena sprt", args.concurrency, settings.move_ms)
     run = SprtRun(
         settings, store, a, b, sprt, out_dir=out_dir, concurrency=args.concurrency,
         workers=args.workers, max_pairs=args.max_pairs,
         say=lambda line: print(line, flush=True),
     )  # fmt: skip
+    if cluster is not None:
+        run.runner = functools.partial(
+            _cluster_pool, RunOptions(out_dir, cluster=cluster), kept, run.job_sandbox(), settings
+        )
     try:
         outcome = _run_stoppable(run.run)
     except KeyboardInterrupt:

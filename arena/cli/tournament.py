@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from arena.cli.cluster import _cluster_options
 from arena.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
 from arena.cli.match_flags import _match_flags, rule_flag_dests
 from arena.cli.parser import _build_parser, _policy
@@ -119,11 +120,13 @@ def _tournament(args: argparse.Namespace) -> int:
     )
     if args.resume:
         opened, db, out_dir = _resume(args, outputs)
+        cluster = _cluster_options(args, opened.settings.sandbox is not None)
     else:
         if not args.bots:
             raise UsageError("give the bots to play (command lines or bot folders)")
         seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
         settings = _tournament_settings(args, seed)
+        cluster = _cluster_options(args, settings.sandbox is not None)
         stamp = f"{datetime.datetime.now():%Y%m%d-%H%M%S}-{seed}"
         out_dir = args.out or Path("tournaments", stamp)
         db = args.db or out_dir / "tournament.db"
@@ -153,9 +156,15 @@ def _tournament(args: argparse.Namespace) -> int:
             reason = printable_block(excluded.reason)
             print(f"  left out {excluded.entrant.name}: {excluded.stage}: {reason}")
     options = RunOptions(
-        out_dir=out_dir, concurrency=args.concurrency, workers=args.workers, events=args.events
+        out_dir=out_dir,
+        concurrency=args.concurrency,
+        workers=args.workers,
+        events=args.events,
+        cluster=cluster,
+        build_timeout_s=args.build_timeout,
     )
-    warn_if_crowded("arena tournament", args.concurrency, opened.settings.move_ms)
+    if cluster is None:  # a cluster's workers run one match per CPU of theirs
+        warn_if_crowded("arena tournament", args.concurrency, opened.settings.move_ms)
     reporter: Reporter = LiveReporter() if sys.stdout.isatty() else PlainReporter()
     try:
         summary = run_session(opened, options, reporter)

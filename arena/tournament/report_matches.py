@@ -63,6 +63,8 @@ class MatchEntry:
     note: str = ""
     failures: list[FailureEntry] = field(default_factory=list)
     bundle: Path | None = None
+    #: Where a cluster played it: ``bwrap on host lab-7`` (empty for a match played here).
+    ran_on: str = ""
 
     @property
     def idx(self) -> int:
@@ -181,6 +183,8 @@ def _read_and_draw(entry: MatchEntry) -> None:
                 f"{len(entry.row.table.seats)}: the replay of another match"
             )
         steps = build_steps(replay)
+        if replay.host:
+            entry.ran_on = f"{replay.mechanism or 'no sandbox'} on host {replay.host}"
     except (ReplayError, StepsError) as error:
         entry.note = f"the replay cannot be shown ({error}); {linked}"
         return

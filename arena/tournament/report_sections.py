@@ -433,7 +433,9 @@ def _match_row(entry: MatchEntry, ctx: Context) -> str:
         f'<td class="num">{entry.idx}</td><td class="num">{row.table.round}</td>'
         f'<td class="c-seats" data-sort="{esc(" ".join(entry.names))}">{"".join(seats)}</td>'
         f'<td class="c-result">{result}<div class="reason" data-reason="{esc(summary.reason)}">'
-        f"{esc(_REASONS.get(summary.reason, summary.reason))}</div></td>"
+        f"{esc(_REASONS.get(summary.reason, summary.reason))}</div>"
+        + (f'<div class="ran-on muted">{esc(entry.ran_on)}</div>' if entry.ran_on else "")
+        + "</td>"
         f'<td class="num">{summary.hands}</td><td class="num">{summary.moves}</td>'
         f'<td class="num" data-sort="{summary.duration_s!r}">{summary.duration_s:.2f} s</td>'
         f'<td class="c-links">{_links(entry, ctx)}</td></tr>'

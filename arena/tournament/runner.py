@@ -18,10 +18,11 @@ import json
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
@@ -29,6 +30,7 @@ from arena.tournament.batches import Batcher
 from arena.tournament.jobs import Job, JobBot, JobDone
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.pool import open_worker_pool
+from arena.tournament.resume import stored_entrants
 from arena.tournament.schedule import BYE_POINTS, Table, build_schedule, swiss_tables
 from arena.tournament.settings import TournamentSettings, job_sandbox, run_outputs
 from arena.tournament.standings import Standings, StandingsTally
@@ -45,18 +47,60 @@ STANDINGS_EVERY_S = 0.5
 STANDINGS_SHARE = 0.1
 
 
+if TYPE_CHECKING:
+    from arena.cluster.options import ClusterOptions
+
+
 class TournamentError(Exception):
     """A tournament that cannot go on (the message says why and what to do)."""
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How to run (not what): parallelism, files."""
+    """How to run (not what): parallelism, files, the cluster (``None``: this machine)."""
 
     out_dir: Path
     concurrency: int = 4
     workers: int = 2
     events: Path | None = None
+    cluster: ClusterOptions | None = None
+    build_timeout_s: float = 300.0
+
+
+class MatchPool(Protocol):
+    """What plays a run's matches: the local `arena.tournament.pool.WorkerPool` or the
+    cluster's `arena.cluster.pool.DaskPool`."""
+
+    cpu_s: list[float]
+
+    async def run(
+        self,
+        jobs: Iterable[Job],
+        on_started: Callable[[int], Awaitable[None]],
+        on_done: Callable[[JobDone], Awaitable[None]],
+    ) -> None: ...
+
+
+def open_pool(
+    options: RunOptions,
+    entrants: Iterable[Any],
+    sandbox: dict[str, Any] | None,
+    startup_ms: int,
+) -> AbstractAsyncContextManager[MatchPool]:
+    """The local worker processes, or the Dask cluster when ``options.cluster`` is set (Dask
+    is imported only then); ``entrants`` (`arena.tournament.entrants.Entrant`) are the bots
+    the cluster ships."""
+    if options.cluster is None:
+        return open_worker_pool(options.concurrency, options.workers)
+    from arena.cluster.pool import open_dask_pool
+
+    return open_dask_pool(
+        options.cluster,
+        list(entrants),
+        sandbox=sandbox,
+        startup_ms=startup_ms,
+        build_timeout_s=options.build_timeout_s,
+    )
 
 
 def make_job(
@@ -165,8 +209,9 @@ class TournamentRun:
         self.progress = progress
         self.reporter.begin(progress)
         try:
+            entrants = stored_entrants(self.store)
             async with (
-                open_worker_pool(self.options.concurrency, self.options.workers) as pool,
+                open_pool(self.options, entrants, self.sandbox, self.settings.startup_ms) as pool,
                 trio.open_nursery() as writers,
             ):
                 writers.start_soon(self._results.run)

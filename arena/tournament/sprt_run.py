@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from arena.games.api import derive_seed
 from arena.tournament.jobs import Job, JobDone
@@ -109,12 +109,17 @@ class SprtRun:
         self.late_moves = 0
         self.late_max_ms = 0.0
 
+    def job_sandbox(self) -> dict[str, Any] | None:
+        """The sandbox of every game: the settings', hiding what the run writes and the other
+        bot's folder."""
+        outputs = run_outputs(self.out_dir, self.db_path)
+        folders = (self.a.cwd, self.b.cwd)
+        return job_sandbox(self.settings.sandbox, self.out_dir, folders, outputs)
+
     def _jobs(self) -> Iterator[Job]:
         replays = self.out_dir / "replays"
         replays.mkdir(parents=True, exist_ok=True)
-        outputs = run_outputs(self.out_dir, self.db_path)
-        folders = (self.a.cwd, self.b.cwd)
-        sandbox = job_sandbox(self.settings.sandbox, self.out_dir, folders, outputs)
+        sandbox = self.job_sandbox()
         while self._open() and self.pairs_started < self.max_pairs:
             pair = self.pairs_started
             self.pairs_started += 1

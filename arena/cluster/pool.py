@@ -1,0 +1,414 @@
+"""`DaskPool`: a tournament's matches as Dask tasks, with the local pool's interface.
+
+`open_dask_pool` connects to the scheduler, ships the bots (`arena.cluster.ship`, through the
+`arena.cluster.bootstrap.BotArchives` plugin, so workers that join later get them too), and
+checks every worker before the first match: the arena's version, the sandbox, each bot's build
+and handshake there (`arena.cluster.checks`). A worker refused then stops the start with one
+line naming it; one refused later (it joined since, or a bot fails on its host) is retired
+and its match given to another.
+
+`DaskPool.run` has the contract of `arena.tournament.pool.WorkerPool.run`: jobs are taken
+lazily (at most twice as many in flight as the cluster runs at once, so the scheduler always
+has the next match ready), ``on_started`` is awaited when a worker begins a match and
+``on_done`` for each result as its task finishes, before the next job is taken. The
+coordinator writes each replay (and failure bundle) into its out folder; Dask runs a match
+again elsewhere when its worker dies, and its result is taken once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from arena import SLUG
+from arena.cluster import bootstrap, checks
+from arena.cluster.connect import ClusterError, connect
+from arena.cluster.messages import (
+    ClusterJob,
+    Played,
+    Preflight,
+    Refused,
+    ShippedBot,
+    WorkerReport,
+    decode_from_task,
+    encode,
+)
+from arena.cluster.options import ClusterOptions
+from arena.cluster.ship import Archive, pack_command, pack_folder
+from arena.cluster.version import DISTRIBUTION, arena_version
+from arena.failure_report import write_failure_bundle
+from arena.replay import decode_replay, write_replay_bytes
+from arena.tournament.entrants import Entrant
+from arena.tournament.jobs import Job, JobDone
+
+if TYPE_CHECKING:
+    # Dask's client is untyped for the most part: it is handled as Any here.
+    Client = Any
+    Future = Any
+
+#: How many times one match is handed out again after workers refused it.
+MAX_REFUSALS_PER_MATCH = 20
+#: Seconds the start waits for a first worker when the scheduler has none.
+WORKER_WAIT_S = 30.0
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a match ran: the worker, its host, the sandbox mechanism (``None``: none)."""
+
+    worker: str
+    host: str
+    mechanism: str | None
+
+
+@dataclass
+class _Run:
+    """What every task of this run shares."""
+
+    client: Client
+    version: str
+    run_id: str
+    bots: dict[tuple[str, str | None], ShippedBot]
+    resources: dict[str, float] | None
+    build_timeout_s: float
+    say: Callable[[str], None]
+    refused: dict[str, str] = field(default_factory=dict)
+
+
+class DaskPool:
+    """Runs jobs as Dask tasks, at most `capacity` at once (one per worker CPU or thread)."""
+
+    def __init__(self, run: _Run, capacity: int, reports: Sequence[WorkerReport]) -> None:
+        self._run = run
+        self._capacity = capacity
+        self.reports = list(reports)
+        #: The referee CPU of every match played, summed (the local pool's per-worker list).
+        self.cpu_s = [0.0]
+        #: Where each table's match ran (by table index).
+        self.placements: dict[int, Placement] = {}
+
+    @property
+    def capacity(self) -> int:
+        """How many matches run at once on the cluster as the start found it."""
+        return self._capacity
+
+    def where_played(self) -> list[str]:
+        """How many matches each worker played, with its host and sandbox mechanism."""
+        counts: dict[Placement, int] = {}
+        for placement in self.placements.values():
+            counts[placement] = counts.get(placement, 0) + 1
+        return [
+            f"{n} match{'es' if n != 1 else ''} played on {checks.worker_name(p.worker, p.host)}"
+            f" in sandbox {p.mechanism or 'none'}"
+            for p, n in sorted(counts.items(), key=lambda item: item[0].worker)
+        ]
+
+    def _payload(self, job: Job) -> bytes:
+        run = self._run
+        seats = [run.bots[(b.command, b.cwd)] for b in job.bots]
+        message = ClusterJob(
+            job=job,
+            seats=seats,
+            workdir=os.getcwd(),
+            tournament_bots=sorted({b.sha256 for b in run.bots.values()}),
+            build_timeout_s=run.build_timeout_s,
+            topic=run.run_id,
+        )
+        return encode(message)
+
+    async def run(
+        self,
+        jobs: Iterable[Job],
+        on_started: Callable[[int], Awaitable[None]],
+        on_done: Callable[[JobDone], Awaitable[None]],
+    ) -> None:
+        """Play every job (see the module's docstring for the contract)."""
+        run = self._run
+        token = trio.lowlevel.current_trio_token()
+        finished_send, finished = trio.open_memory_channel[tuple[Job, Any]](float("inf"))
+        started_send, started = trio.open_memory_channel[int](float("inf"))
+        done_tables: set[int] = set()
+        pending: dict[str, tuple[Job, Future]] = {}
+        refusals: dict[int, int] = {}
+
+        def from_dask(channel: Any, item: object) -> None:
+            # Once the run is over nobody waits for this any more.
+            with contextlib.suppress(
+                trio.RunFinishedError, trio.ClosedResourceError, trio.BrokenResourceError
+            ):
+                trio.from_thread.run_sync(channel.send_nowait, item, trio_token=token)
+
+        def on_event(event: tuple[float, Any]) -> None:
+            from_dask(started_send, int(event[1]))
+
+        def submit(job: Job) -> None:
+            key = f"{run.run_id}-match-{job.table}-{uuid.uuid4().hex[:8]}"
+            graph = bootstrap.task_graph(key, DISTRIBUTION, run.version, self._payload(job))
+            future = run.client.get(graph, key, sync=False, resources=run.resources)
+            pending[future.key] = (job, future)
+            future.add_done_callback(lambda f: from_dask(finished_send, (job, f)))
+
+        async def tell_started() -> None:
+            async for table in started:
+                if table not in done_tables:
+                    await on_started(table)
+
+        run.client.subscribe_topic(run.run_id, on_event)
+        source = iter(jobs)
+        exhausted = False
+        limit = 2 * max(1, self._capacity)
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(tell_started)
+                while True:
+                    while not exhausted and len(pending) < limit:
+                        job = next(source, None)
+                        if job is None:
+                            exhausted = True
+                            break
+                        await trio.to_thread.run_sync(submit, job)
+                    if not pending:
+                        break
+                    job, future = await finished.receive()
+                    del pending[future.key]
+                    result = await self._result(job, future)
+                    if result is None:  # refused: the match goes to another worker
+                        refusals[job.table] = refusals.get(job.table, 0) + 1
+                        if refusals[job.table] > MAX_REFUSALS_PER_MATCH:
+                            raise ClusterError(_refused_text(run.refused))
+                        await trio.to_thread.run_sync(submit, job)
+                        continue
+                    done_tables.add(job.table)
+                    await on_done(result)
+                nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                futures = [f for _, f in pending.values()]
+                await trio.to_thread.run_sync(_forget, run.client, run.run_id, futures)
+
+    async def _result(self, job: Job, future: Future) -> JobDone | None:
+        """The job's result, its replay written; ``None`` when the worker refused it."""
+        try:
+            kind, worker, host, detail = await trio.to_thread.run_sync(future.result)
+        except Exception as error:  # the task failed: Dask gave up on it (a worker died often)
+            return JobDone(
+                table=job.table,
+                replay=job.replay,
+                referee_cpu_s=0.0,
+                error=f"the cluster could not play this match: {type(error).__name__}: {error}",
+            )
+        refusal = checks.refusal(kind, worker, host, detail, self._run.version)
+        if refusal is not None:
+            await self._refuse(worker, refusal)
+            return None
+        answer = decode_from_task(detail)
+        if isinstance(answer, Refused):
+            texts = [checks.problem_text(p, worker, host) for p in answer.problems]
+            name = checks.worker_name(worker, host)
+            await self._refuse(worker, "; ".join(texts) or f"{name}: {answer.reason}")
+            return None
+        if not isinstance(answer, Played):
+            raise ClusterError(f"{checks.worker_name(worker, host)} answered a match with nonsense")
+        done = answer.done
+        if answer.replay is not None:
+            await trio.to_thread.run_sync(_write, done, answer.replay)
+        self.placements[job.table] = Placement(worker, host, answer.mechanism)
+        self.cpu_s[0] += done.referee_cpu_s
+        return done
+
+    async def _refuse(self, worker: str, reason: str) -> None:
+        """Retire a refused worker (once) and say why; stop when none is left."""
+        run = self._run
+        if worker in run.refused:
+            return
+        run.refused[worker] = reason
+        run.say(f"refused {reason}; retiring it")
+        client = run.client
+        await trio.to_thread.run_sync(
+            lambda: client.retire_workers(workers=[worker], close_workers=True)
+        )
+        info = await trio.to_thread.run_sync(client.scheduler_info)
+        if not set(info["workers"]) - set(run.refused):
+            raise ClusterError(_refused_text(run.refused))
+
+
+def _refused_text(refused: dict[str, str]) -> str:
+    return "no worker of the cluster can play: " + "; ".join(refused.values())
+
+
+def _write(done: JobDone, replay: bytes) -> None:
+    """Write a match's replay (as the worker encoded it) and, when a seat failed, its bundle."""
+    write_replay_bytes(done.replay, replay)
+    summary = done.summary
+    if summary is not None and any(s.failure is not None for s in summary.seats):
+        try:
+            write_failure_bundle(decode_replay(replay), done.replay)
+        except OSError as error:  # the replay holds the same evidence: the match counts
+            print(
+                f"arena: cannot write the failure bundle of {done.replay}: {error}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def _forget(client: Client, topic: str, futures: list[Future]) -> None:
+    if futures:
+        client.cancel(futures)
+    with contextlib.suppress(ValueError):
+        client.unsubscribe_topic(topic)
+
+
+def _archive(entrant: Entrant) -> Archive:
+    return pack_folder(entrant.cwd) if entrant.cwd is not None else pack_command(entrant.command)
+
+
+def _ship(
+    entrants: Sequence[Entrant],
+) -> tuple[dict[tuple[str, str | None], ShippedBot], dict[str, bytes]]:
+    bots: dict[tuple[str, str | None], ShippedBot] = {}
+    archives: dict[str, bytes] = {}
+    for e in entrants:
+        archive = _archive(e)
+        archives[archive.sha256] = archive.data
+        bots[(e.command, e.cwd)] = ShippedBot(
+            archive.sha256, e.name, e.command, e.build, folder=e.cwd is not None
+        )
+    return bots, archives
+
+
+def _preflight(
+    client: Client,
+    version: str,
+    message: Preflight,
+    timeout_s: float,
+) -> list[tuple[str, str, str, Any]]:
+    """Every worker's answer to the preflight, each task pinned to its worker."""
+    try:
+        client.wait_for_workers(1, timeout=max(timeout_s, WORKER_WAIT_S))
+    except TimeoutError:
+        raise ClusterError(
+            f"--cluster {client.scheduler_info()['address']}: no worker joined the scheduler "
+            f"within {max(timeout_s, WORKER_WAIT_S):g} s; start some (dask worker ADDRESS "
+            "--nthreads 1)"
+        ) from None
+    workers = sorted(client.scheduler_info()["workers"])
+    payload = encode(message)
+    futures = []
+    for worker in workers:
+        key = f"{SLUG}-arena-preflight-{uuid.uuid4().hex}"
+        graph = bootstrap.task_graph(key, DISTRIBUTION, version, payload)
+        futures.append(
+            client.get(graph, key, sync=False, workers=[worker], allow_other_workers=False)
+        )
+    answers: list[tuple[str, str, str, Any]] = client.gather(futures)
+    return answers
+
+
+def _judge(
+    answers: list[tuple[str, str, str, Any]], version: str, sandbox: str
+) -> tuple[list[WorkerReport], list[str]]:
+    reports, problems = [], []
+    for kind, worker, host, detail in answers:
+        refusal = checks.refusal(kind, worker, host, detail, version)
+        if refusal is not None:
+            problems.append(refusal)
+            continue
+        report = decode_from_task(detail)
+        if not isinstance(report, WorkerReport):
+            problems.append(f"{checks.worker_name(worker, host)} answered its check with nonsense")
+            continue
+        reports.append(report)
+        problems += checks.report_problems(report, sandbox)
+    return reports, problems
+
+
+@asynccontextmanager
+async def open_dask_pool(
+    options: ClusterOptions,
+    entrants: Sequence[Entrant],
+    *,
+    sandbox: dict[str, Any] | None,
+    startup_ms: int,
+    build_timeout_s: float = 300.0,
+    say: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+) -> AsyncIterator[DaskPool]:
+    """Connect, ship the bots, check every worker; the pool. On exit the run's tasks are
+    cancelled, its plugin removed and the client closed.
+
+    Raises:
+        ClusterError: the scheduler cannot be reached, no worker joins, or a worker is
+            refused (the message names each, with its address and host).
+    """
+    client = await trio.to_thread.run_sync(connect, options)
+    name = f"{SLUG}-arena-bots-{uuid.uuid4().hex[:12]}"
+    try:
+        bootstrap.register()
+        bots, archives = await trio.to_thread.run_sync(_ship, entrants)
+        plugin = bootstrap.BotArchives(name, DISTRIBUTION, archives)
+        await trio.to_thread.run_sync(lambda: client.register_plugin(plugin, name=name))
+        version = arena_version()
+        message = Preflight(
+            sandbox=sandbox,
+            bots=list(bots.values()),
+            startup_ms=startup_ms,
+            build_timeout_s=build_timeout_s,
+        )
+        answers = await trio.to_thread.run_sync(
+            _preflight, client, version, message, options.connect_timeout_s
+        )
+        mechanism = "none" if sandbox is None else str(sandbox.get("mechanism", "auto"))
+        reports, problems = _judge(answers, version, mechanism)
+        if problems:
+            raise ClusterError("; ".join(problems))
+        per_match = checks.slots(reports)
+        for report in reports:
+            say(f"cluster: {_describe(report, per_match)}")
+        for line in checks.crowded_hosts(reports, per_match):
+            say(f"cluster: warning: {line}: the bots' clocks are not fair there")
+        run = _Run(
+            client=client,
+            version=version,
+            run_id=f"{SLUG}-arena-{uuid.uuid4().hex[:12]}",
+            bots=bots,
+            resources=per_match.resources,
+            build_timeout_s=build_timeout_s,
+            say=say,
+        )
+        pool = DaskPool(run, per_match.total, reports)
+        yield pool
+        for line in pool.where_played():
+            say(f"cluster: {line}")
+    finally:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(_close, client, name)
+
+
+def _describe(report: WorkerReport, per_match: checks.Slots) -> str:
+    at_once = (
+        int(report.resources[checks.CPU]) if per_match.resources is not None else report.nthreads
+    )
+    box = "no sandbox" if report.mechanism is None else f"sandbox {report.mechanism}"
+    if report.cgroups is not None:
+        box += f" + {report.cgroups}"
+    return (
+        f"{checks.worker_name(report.worker, report.host)}: {box}; {at_once} "
+        f"match{'es' if at_once != 1 else ''} at once on {report.cpus} "
+        f"CPU{'s' if report.cpus != 1 else ''}"
+    )
+
+
+def _close(client: Client, name: str) -> None:
+    with contextlib.suppress(Exception):  # the scheduler may be gone: nothing to unregister
+        client.unregister_worker_plugin(name)
+    client.close()
+
+
+__all__ = ["DaskPool", "Placement", "open_dask_pool"]
