@@ -34,7 +34,15 @@ from arena.tournament.resume import stored_entrants
 from arena.tournament.schedule import BYE_POINTS, Table, build_schedule, swiss_tables
 from arena.tournament.settings import TournamentSettings, job_sandbox, run_outputs
 from arena.tournament.standings import Standings, StandingsTally
-from arena.tournament.store import AsyncStore, EntrantRow, MatchRow, Result, Store, TableRow
+from arena.tournament.store import (
+    AsyncStore,
+    EntrantRow,
+    MatchRow,
+    Result,
+    Store,
+    StoreError,
+    TableRow,
+)
 from arena.tournament.store_file import disk_full, disk_guard
 
 #: How a worker's error says that the disk is full (``OSError: [Errno 28] ...``).
@@ -235,8 +243,10 @@ class TournamentRun:
                 await self._lines.drain()
                 writers.cancel_scope.cancel()
         finally:
-            # Results committed but not shown yet when an interruption came, and events not
-            # written yet: counted and written now.
+            # Results that arrived but were not committed yet when an interruption or an error
+            # came (a lost cluster, Ctrl-C): committed now, unless the database is the problem.
+            self._commit_leftovers()
+            # Results committed but not shown yet, and events not written yet: now.
             for table, summary, replay, _ in self._committed.take_waiting():
                 self._count(MatchRow(table, summary, replay))
             if self.options.events is not None and (lines := self._lines.take_waiting()):
@@ -249,6 +259,16 @@ class TournamentRun:
                 f"error (see {self.logs}); the others are recorded: run again with --resume"
             )
         return self.standings()
+
+    def _commit_leftovers(self) -> None:
+        leftovers = self._results.take_waiting()
+        if not leftovers:
+            return
+        try:
+            self.store.record_many(leftovers)
+        except StoreError:  # the disk is full, say: those matches are played again on resume
+            return
+        self._committed.put_nowait(*leftovers)
 
     def _expected_total(self) -> int:
         if self.settings.format != "swiss":
