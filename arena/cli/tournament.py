@@ -176,8 +176,13 @@ def _tournament(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         done = len(opened.store.finished())
         total = len(opened.store.tables())
+        stopped = (
+            "every running match was stopped and its bots ended"
+            if cluster is None
+            else "the matches running on the cluster finish there unrecorded"
+        )
         print(
-            f"\nInterrupted: every running match was stopped and its bots ended; {done} of "
+            f"\nInterrupted: {stopped}; {done} of "
             f"{total} matches are recorded in {db}.\nResume with: "
             + shell_line("arena", "tournament", "--resume", "--db", db, *keep),
             file=sys.stderr,

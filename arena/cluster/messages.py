@@ -41,7 +41,6 @@ class ClusterJob(msgspec.Struct, frozen=True, tag="match"):
     job: Job
     seats: list[ShippedBot]
     workdir: str
-    tournament_bots: list[str]
     build_timeout_s: float = 300.0
     #: The run's Dask event topic: the task says there when its match starts.
     topic: str = ""

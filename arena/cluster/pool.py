@@ -127,7 +127,6 @@ class DaskPool:
             job=job,
             seats=seats,
             workdir=os.getcwd(),
-            tournament_bots=sorted({b.sha256 for b in run.bots.values()}),
             build_timeout_s=run.build_timeout_s,
             topic=run.run_id,
         )

@@ -19,6 +19,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shlex
 import shutil
 import tarfile
@@ -28,6 +29,8 @@ from dataclasses import dataclass
 
 from arena import SLUG
 from arena.errors import ArenaError
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class ShipError(ArenaError):
@@ -91,6 +94,19 @@ def command_files(command: str, cwd: str | None = None) -> list[str]:
     return sorted(dict.fromkeys(found))
 
 
+def localized_command(command: str, folder: str) -> str:
+    """A command-line bot's command on a worker: each relative path it names that was shipped
+    made absolute in the unpacked ``folder`` (the bot then runs as a command-line bot, which
+    may read the files its command names wherever they are)."""
+    shipped = set(command_files(command, folder))
+    words = shlex.split(command)
+    moved = [
+        os.path.join(folder, os.path.normpath(w)) if os.path.normpath(w) in shipped else w
+        for w in words
+    ]
+    return shlex.join(moved)
+
+
 def pack_command(command: str) -> Archive:
     """A command-line bot's archive: the files its command names by a relative path.
 
@@ -150,6 +166,15 @@ def unpack(sha256: str, data: bytes) -> str:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+def unpacked() -> list[str]:
+    """The folders of every bot unpacked on this host (of any tournament)."""
+    try:
+        names = os.listdir(bots_root())
+    except OSError:
+        return []
+    return sorted(os.path.join(bots_root(), n) for n in names if _SHA256.fullmatch(n))
 
 
 def unpack_archives(archives: Mapping[str, bytes]) -> None:

@@ -45,7 +45,7 @@ from arena.referee.sandbox import SandboxError, SandboxPlan, plan_sandbox
 from arena.replay import encode_replay
 from arena.tournament.entrants import Entrant, prepare
 from arena.tournament.jobs import JobDone, summarize
-from arena.tournament.settings import PROTOCOL_DIR, sandbox_from_dict
+from arena.tournament.settings import PROTOCOL_DIR, sandbox_from_dict, sandbox_to_dict
 
 _lock = threading.Lock()
 #: This process's sandbox plans, by configuration (the same one in every task of a run).
@@ -65,23 +65,15 @@ def run_message(payload: bytes, worker: str, host: str) -> bytes:
     return encode(answer)
 
 
-def _worker_config(sandbox: dict[str, object], bots: list[str]) -> dict[str, object]:
+def _worker_config(sandbox: dict[str, object]) -> dict[str, object]:
     """The coordinator's sandbox for this host: this installation's ``protocol`` package may
-    be read, and the tournament's other bots' folders are hidden (a bot's own stays)."""
+    be read."""
     config = sandbox_from_dict(dict(sandbox))
-    config = dataclasses.replace(
-        config,
-        read_only_paths=tuple(dict.fromkeys([*config.read_only_paths, PROTOCOL_DIR])),
-        hidden_paths=tuple(
-            dict.fromkeys([*config.hidden_paths, *(ship.bot_dir(sha) for sha in bots)])
-        ),
-    )
-    from arena.tournament.settings import sandbox_to_dict
-
-    return sandbox_to_dict(config)
+    read_only = tuple(dict.fromkeys([*config.read_only_paths, PROTOCOL_DIR]))
+    return sandbox_to_dict(dataclasses.replace(config, read_only_paths=read_only))
 
 
-def _plan(sandbox: dict[str, object] | None, bots: list[str]) -> SandboxPlan | None:
+def _plan(sandbox: dict[str, object] | None) -> SandboxPlan | None:
     """This process's plan for the sandbox asked for (made once).
 
     Raises:
@@ -89,13 +81,21 @@ def _plan(sandbox: dict[str, object] | None, bots: list[str]) -> SandboxPlan | N
     """
     if sandbox is None:
         return None
-    config = _worker_config(sandbox, bots)
+    config = _worker_config(sandbox)
     key = json.dumps(config, sort_keys=True)
     with _lock:
         plan = _plans.get(key)
         if plan is None:
             plan = _plans[key] = plan_sandbox(sandbox_from_dict(config))
     return plan
+
+
+def _hiding_others(plan: SandboxPlan | None, bots: list[ShippedBot]) -> SandboxPlan | None:
+    """The plan with every bot unpacked on this host hidden, but ``bots``' own files."""
+    if plan is None:
+        return None
+    keep = {ship.bot_dir(b.sha256) for b in bots}
+    return plan.with_hidden(d for d in ship.unpacked() if d not in keep)
 
 
 def _check_bot(
@@ -107,29 +107,35 @@ def _check_bot(
     with _lock:
         if key in _ready:
             return _ready[key]
-        folder = ship.bot_dir(bot.sha256)
         problem: BotProblem | None
-        if not os.path.isdir(folder):
+        if not os.path.isdir(ship.bot_dir(bot.sha256)):
             problem = BotProblem(bot.name, "ship", "its archive was not unpacked on this host")
         else:
-            problem = _prepare(bot, folder, plan, startup_ms, build_timeout_s)
+            problem = _prepare(bot, _hiding_others(plan, [bot]), startup_ms, build_timeout_s)
         _ready[key] = problem
     return problem
 
 
+def _launch(bot: ShippedBot) -> tuple[str, str | None]:
+    """The command and folder that start a shipped bot here: a bot folder runs in its
+    unpacked folder; a command-line bot runs as one, its shipped files named by their paths
+    here."""
+    folder = ship.bot_dir(bot.sha256)
+    if bot.folder:
+        return bot.command, folder
+    return ship.localized_command(bot.command, folder), None
+
+
 def _prepare(
-    bot: ShippedBot,
-    folder: str,
-    plan: SandboxPlan | None,
-    startup_ms: int,
-    build_timeout_s: float,
+    bot: ShippedBot, plan: SandboxPlan | None, startup_ms: int, build_timeout_s: float
 ) -> BotProblem | None:
     build = bot.build
+    command, folder = _launch(bot)
     if build is not None:
         with ship.host_lock(bot.sha256):
             outcome = ship.build_outcome(bot.sha256, build)
             if outcome is None:
-                entrant = Entrant(bot.name, bot.command, folder, build=build)
+                entrant = Entrant(bot.name, command, folder, build=build)
                 problem = _run_prepare(entrant, plan, startup_ms, build_timeout_s)
                 if problem is not None and problem.stage == "build":
                     outcome = {"stage": problem.stage, "reason": problem.reason}
@@ -139,7 +145,7 @@ def _prepare(
                 return problem
         if outcome:
             return BotProblem(bot.name, outcome["stage"], outcome["reason"])
-    entrant = Entrant(bot.name, bot.command, folder)
+    entrant = Entrant(bot.name, command, folder)
     return _run_prepare(entrant, plan, startup_ms, build_timeout_s)
 
 
@@ -183,9 +189,8 @@ def _preflight(message: Preflight, worker: str, host: str) -> WorkerReport:
         nthreads=nthreads,
         resources=resources,
     )
-    shas = [b.sha256 for b in message.bots]
     try:
-        plan = _plan(message.sandbox, shas)
+        plan = _plan(message.sandbox)
     except SandboxError as error:
         return msgspec.structs.replace(report, sandbox_error=str(error))
     problems = [
@@ -204,7 +209,7 @@ def _preflight(message: Preflight, worker: str, host: str) -> WorkerReport:
 def _play(message: ClusterJob, worker: str, host: str) -> Played | Refused:
     job = message.job
     try:
-        plan = _plan(job.sandbox, message.tournament_bots)
+        plan = _plan(job.sandbox)
     except SandboxError as error:
         return Refused(worker, host, f"its sandbox cannot be what --sandbox asks: {error}")
     problems = [
@@ -226,19 +231,21 @@ def _play(message: ClusterJob, worker: str, host: str) -> Played | Refused:
             seed=job.seed,
             length=MatchLength(target=job.target, hands=job.hands),
             time=TimeLimits(startup_ms=job.startup_ms, move_ms=job.move_ms, bank_ms=job.bank_ms),
-            sandbox=plan,
+            sandbox=_hiding_others(plan, message.seats),
             max_stdout_bytes=job.max_stdout_bytes,
             policy=job.policy,
             sandbox_settings=job.sandbox,
         )
-        bots = [
-            BotSpec(b.command, ship.bot_dir(s.sha256), b.name)
-            for b, s in zip(job.bots, message.seats, strict=True)
-        ]
+        bots = [BotSpec(*_launch(s), b.name) for b, s in zip(job.bots, message.seats, strict=True)]
         replay = trio.run(play_match, config, bots)
         # The replay says where the bots and the arena ran on the coordinator, as a local
         # run would: `arena rematch` there plays the same match.
-        seats = [msgspec.structs.replace(s, folder=job.bots[s.seat].cwd) for s in replay.seats]
+        seats = [
+            msgspec.structs.replace(
+                s, command=job.bots[s.seat].command, folder=job.bots[s.seat].cwd
+            )
+            for s in replay.seats
+        ]
         replay = msgspec.structs.replace(
             replay,
             seats=seats,

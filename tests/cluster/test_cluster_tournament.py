@@ -15,7 +15,7 @@ import pytest
 
 from arena.cluster.ship import bot_dir, pack_folder
 from tests.cluster.dask_procs import DaskCluster, arena, start_cluster
-from tests.helpers import REPO
+from tests.helpers import REPO, player_command
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -146,3 +146,27 @@ def test_sprt_on_the_cluster_decides_as_locally(cluster: DaskCluster, tmp_path: 
 
     assert pairs(remote.stdout) == pairs(local.stdout)
     assert len([p for p in pairs(remote.stdout) if p.startswith("pair")]) >= 1
+
+
+def test_a_failure_leaves_its_bundle_on_the_coordinator(
+    cluster: DaskCluster, tmp_path: Path
+) -> None:
+    """A bot that crashes on a worker: the coordinator writes the failure bundle beside the
+    replay (its rematch line runs here), and the events file has each match start and end."""
+    out = tmp_path / "t"
+    events = tmp_path / "events.jsonl"
+    crasher = player_command("crash", 2)
+    result = arena(
+        "tournament", ALPHA, crasher, "--hands", "1", "--seed", "5", "--out", str(out),
+        "--events", str(events), "--cluster", cluster.address,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    bundles = sorted((out / "replays").glob("*.failures"))
+    assert len(bundles) == 2
+    assert (bundles[0] / "rematch.sh").read_text().count("arena rematch") == 1
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    finished = sorted(e["table"] for e in lines if e["event"] == "match_finished")
+    assert finished == [0, 1]
+    started = [e["table"] for e in lines if e["event"] == "match_started"]
+    assert set(started) <= {0, 1}
+    assert started  # the workers said so through Dask's events
