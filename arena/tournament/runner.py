@@ -240,6 +240,8 @@ class TournamentRun:
                     await self._results.drain()
                     await self._committed.drain()
                     progress.referee_cpu_s = sum(pool.cpu_s)
+                    if self.errors:  # played again, they would fail again: said below
+                        break
                 await self._lines.drain()
                 writers.cancel_scope.cancel()
         finally:

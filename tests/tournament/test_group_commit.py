@@ -181,3 +181,52 @@ def test_a_result_is_shown_only_once_committed(
     assert sorted(finished) == list(range(len(TABLES)))
     assert final == compute_standings(ENTRANTS, store.matches())
     store.close()
+
+
+class FailingPool(InstantPool):
+    """Table 3's match cannot be played (an internal error); the others finish at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.jobs: list[int] = []
+
+    async def run(
+        self,
+        jobs: Iterable[Job],
+        on_started: Callable[[int], Awaitable[None]],
+        on_done: Callable[[JobDone], Awaitable[None]],
+    ) -> None:
+        for job in jobs:
+            self.jobs.append(job.table)
+            await trio.lowlevel.checkpoint()
+            if job.table == 3:
+                await on_done(JobDone(job.table, job.replay, 0.0, error="boom"))
+            else:
+                await on_done(result(TABLES[job.table]))
+
+
+def test_a_match_that_cannot_be_played_stops_the_run_after_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A match lost to an internal error is not played again and again: the others are
+    recorded and the run stops, saying to resume."""
+    pool = FailingPool()
+
+    @asynccontextmanager
+    async def failing(concurrency: int, workers: int) -> AsyncIterator[FailingPool]:
+        yield pool
+
+    monkeypatch.setattr(runner_module, "open_worker_pool", failing)
+    store = Store(tmp_path / "t.db")
+    store.create(CONFIG, ENTRANTS, TABLES)
+    from arena.tournament.settings import TournamentSettings
+
+    reporter = CheckingReporter(tmp_path / "t.db")
+    run = TournamentRun(
+        TournamentSettings.from_dict(CONFIG), store, RunOptions(out_dir=tmp_path), reporter
+    )
+    with pytest.raises(runner_module.TournamentError, match="1 match"):
+        trio.run(run.run)
+    assert pool.jobs == list(range(len(TABLES)))
+    assert store.finished() == set(range(len(TABLES))) - {3}
+    store.close()
