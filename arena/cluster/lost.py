@@ -3,9 +3,11 @@
 When the coordinator loses its connection to the scheduler, Dask's client cancels every task
 of the run ("scheduler-connection-lost") and tries to reconnect for its ``timeout``, which is
 ``--cluster-timeout`` (`arena.cluster.options.ClusterOptions.connect_timeout_s`, 10 s by
-default). If it is back in that time, the lost matches are submitted again; if not, the run
-stops with `SchedulerLostError` (exit 2): every result that arrived before is recorded, and
-``arena tournament --resume`` plays the rest.
+default). If it is back in that time and a worker joins it within that time again (Dask's
+workers stop when they lose their scheduler: a supervisor or a person starts them again), the
+lost matches are submitted again; if not, the run stops with `SchedulerLostError` (exit 2):
+every result that arrived before is recorded, and ``arena tournament --resume`` plays the
+rest.
 """
 
 from __future__ import annotations
@@ -46,6 +48,25 @@ def wait_for_scheduler(client: Any, timeout_s: float) -> bool:
             return False
         time.sleep(POLL_S)
     return False
+
+
+def wait_for_workers(client: Any, timeout_s: float) -> bool:
+    """Block until a worker has joined the scheduler that came back (``True``), or
+    ``timeout_s`` has passed (``False``): Dask's workers stop when they lose the scheduler, so
+    a new scheduler has only the workers started again since (by a supervisor or by hand)."""
+    try:
+        client.wait_for_workers(1, timeout=timeout_s)
+    except (TimeoutError, OSError):
+        return False
+    return True
+
+
+def no_workers_text(address: str, timeout_s: float) -> str:
+    """What the run says when the scheduler came back without any worker."""
+    return (
+        f"the Dask scheduler at {address} came back after it was lost, but no worker joined it "
+        f"within {timeout_s:g} s (--cluster-timeout)"
+    )
 
 
 def lost_text(address: str, timeout_s: float) -> str:

@@ -31,7 +31,14 @@ import trio
 from arena import SLUG
 from arena.cluster import bootstrap, checks
 from arena.cluster.connect import ClusterError, connect
-from arena.cluster.lost import SchedulerLostError, lost_text, scheduler_lost, wait_for_scheduler
+from arena.cluster.lost import (
+    SchedulerLostError,
+    lost_text,
+    no_workers_text,
+    scheduler_lost,
+    wait_for_scheduler,
+    wait_for_workers,
+)
 from arena.cluster.messages import (
     ClusterJob,
     Played,
@@ -215,6 +222,8 @@ class DaskPool:
         back = await trio.to_thread.run_sync(wait_for_scheduler, run.client, run.timeout_s)
         if not back:
             raise SchedulerLostError(lost_text(run.address, run.timeout_s))
+        if not await trio.to_thread.run_sync(wait_for_workers, run.client, run.timeout_s):
+            raise SchedulerLostError(no_workers_text(run.address, run.timeout_s))
         if run.plugin is not None and run.plugin_name not in self._registered_again:
             self._registered_again.add(run.plugin_name)
             await trio.to_thread.run_sync(

@@ -19,7 +19,7 @@ from typing import Any
 import psutil
 import pytest
 
-from tests.cluster.dask_procs import DaskCluster, arena, start_cluster, worker_env
+from tests.cluster.dask_procs import DaskCluster, arena, dask_command, start_cluster, worker_env
 from tests.cluster.test_cluster_tournament import standings
 from tests.helpers import REPO
 
@@ -244,3 +244,34 @@ def test_scheduler_lost_stops_cleanly_with_the_resume_command(
         assert not other.stop()
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert standings(db) == local_run
+
+
+def test_scheduler_back_in_time_finishes_the_run(
+    cluster: DaskCluster, local_run: dict[str, Any], tmp_path: Path
+) -> None:
+    """The scheduler killed in the middle and started again at the same address, with new
+    workers (Dask's workers stop with their scheduler), within --cluster-timeout: the lost
+    matches are submitted again and the run ends normally with the local run's standings."""
+    out = tmp_path / "t"
+    address = cluster.address
+    run = Coordinator(
+        out, *BOTS, *LENGTH, "--out", str(out), "--cluster", address, "--cluster-timeout", "60"
+    )
+    run.wait_mid_run()
+    scheduler = cluster.processes[0]
+    os.kill(scheduler.pid, signal.SIGKILL)
+    scheduler.wait()
+    cluster.scheduler_file.unlink()
+    port = address.rsplit(":", 1)[1]
+    argv = [*dask_command("scheduler"), "--host", "127.0.0.1", "--port", port]
+    argv += ["--dashboard-address", "127.0.0.1:0", "--scheduler-file", str(cluster.scheduler_file)]
+    cluster._start(argv, "scheduler-2.log", worker_env())
+    deadline = time.monotonic() + PATIENCE_S
+    while not cluster.scheduler_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for name in ("w2", "w3"):
+        cluster.start_worker(name)
+    code, _out, err = run.finish()
+    assert code == 0, err
+    assert_recorded_once(run)
+    assert standings(out / "tournament.db") == local_run
