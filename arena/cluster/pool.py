@@ -52,6 +52,7 @@ from arena.cluster.messages import (
 from arena.cluster.options import ClusterOptions
 from arena.cluster.ship import Archive, pack_command, pack_folder
 from arena.cluster.version import DISTRIBUTION, arena_version
+from arena.errors import ArenaError
 from arena.failure_report import write_failure_bundle
 from arena.replay import decode_replay, write_replay_bytes
 from arena.tournament.entrants import Entrant
@@ -210,6 +211,11 @@ class DaskPool:
                     done_tables.add(job.table)
                     await on_done(result)
                 nursery.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            lone = _lone_arena_error(group)
+            if lone is None:
+                raise
+            raise lone from None  # said as itself (exit 2), not in an exception group
         finally:
             with trio.CancelScope(shield=True):
                 futures = [f for _, f in pending.values()]
@@ -259,7 +265,15 @@ class DaskPool:
             raise ClusterError(f"{checks.worker_name(worker, host)} answered a match with nonsense")
         done = answer.done
         if answer.replay is not None:
-            await trio.to_thread.run_sync(_write, done, answer.replay)
+            try:
+                await trio.to_thread.run_sync(_write, done, answer.replay)
+            except OSError as error:  # as a local worker says it: a full disk stops the run
+                return JobDone(
+                    table=job.table,
+                    replay=job.replay,
+                    referee_cpu_s=done.referee_cpu_s,
+                    error=f"cannot write the replay {job.replay}: OSError: {error}",
+                )
         self.placements[job.table] = Placement(worker, host, answer.mechanism)
         self.cpu_s[0] += done.referee_cpu_s
         return done
@@ -284,6 +298,16 @@ class DaskPool:
 _LOST = object()
 
 
+def _lone_arena_error(group: BaseExceptionGroup[BaseException]) -> ArenaError | None:
+    """The one `ArenaError` a nursery's group holds (a refused cluster), else ``None``."""
+    if len(group.exceptions) != 1:
+        return None
+    inner = group.exceptions[0]
+    if isinstance(inner, BaseExceptionGroup):
+        return _lone_arena_error(inner)
+    return inner if isinstance(inner, ArenaError) else None
+
+
 def _refused_text(refused: dict[str, str]) -> str:
     return "no worker of the cluster can play: " + "; ".join(refused.values())
 
@@ -292,7 +316,10 @@ def _write(done: JobDone, replay: bytes) -> None:
     """Write a match's replay (as the worker encoded it) and, when a seat failed, its bundle."""
     write_replay_bytes(done.replay, replay)
     summary = done.summary
-    if summary is not None and any(s.failure is not None for s in summary.seats):
+    failed = summary is not None and any(
+        s.failure is not None or s.strikes or s.restarts for s in summary.seats
+    )
+    if failed:
         try:
             write_failure_bundle(decode_replay(replay), done.replay)
         except OSError as error:  # the replay holds the same evidence: the match counts

@@ -199,14 +199,16 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def start_cluster(folder: Path, workers: int = 2, tls: Sequence[str] = ()) -> DaskCluster:
-    """A scheduler and ``workers`` plain workers, all joined."""
+def start_cluster(
+    folder: Path, workers: int = 2, tls: Sequence[str] = (), extra: Sequence[str] = ()
+) -> DaskCluster:
+    """A scheduler and ``workers`` workers (with the ``extra`` options), all joined."""
     folder.mkdir(parents=True, exist_ok=True)
     cluster = DaskCluster(folder, list(tls))
     try:
         cluster.start_scheduler()
         for i in range(workers):
-            cluster.start_worker(f"w{i}")
+            cluster.start_worker(f"w{i}", extra=extra)
         cluster.wait_for_workers(workers)
     except BaseException:
         cluster.stop()

@@ -29,8 +29,9 @@ LENGTH = ["--hands", "2", "--seed", "7"]
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskCluster]:
-    """A scheduler and two one-thread workers on 127.0.0.1."""
-    started = start_cluster(tmp_path_factory.mktemp("dask"))
+    """A scheduler and two one-thread workers on 127.0.0.1 that declare one CPU each (so each
+    match asks for the resource CPU=1; the TLS test's worker does not: one match per thread)."""
+    started = start_cluster(tmp_path_factory.mktemp("dask"), extra=["--resources", "CPU=1"])
     yield started
     left = started.stop()
     assert not left, f"processes of the cluster survived: {left}"

@@ -1,0 +1,147 @@
+"""`DaskPool.run` against a stand-in for Dask's client (no processes): a worker that joins later
+with another version is refused and retired and its match given to another worker, a task Dask
+gave up on is the match's error, and a cluster with no worker left stops with the reasons."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import trio
+
+from arena.cluster.bootstrap import ANSWER, OTHER_VERSION
+from arena.cluster.connect import ClusterError
+from arena.cluster.messages import ClusterJob, Played, ShippedBot, decode_to_task, encode
+from arena.cluster.pool import DaskPool, _Run
+from arena.tournament.jobs import Job, JobBot, JobDone
+
+Answer = Callable[[ClusterJob, int], Any]
+
+
+class FakeFuture:
+    """A finished task: its key and its value (or the exception it raised)."""
+
+    def __init__(self, key: str, value: Any) -> None:
+        self.key = key
+        self.value = value
+
+    def result(self) -> Any:
+        if isinstance(self.value, BaseException):
+            raise self.value
+        return self.value
+
+    def add_done_callback(self, callback: Callable[[FakeFuture], None]) -> None:
+        threading.Thread(target=callback, args=(self,)).start()  # as Dask: another thread
+
+
+class FakeClient:
+    """Answers each task at once with ``answer(job, attempt)``; records what was retired."""
+
+    def __init__(self, answer: Answer, workers: list[str]) -> None:
+        self.answer = answer
+        self.workers = set(workers)
+        self.retired: list[str] = []
+        self.attempts = 0
+
+    def get(self, graph: dict[str, Any], key: str, **_: Any) -> FakeFuture:
+        payload = graph[key][-1]
+        message = decode_to_task(payload)
+        assert isinstance(message, ClusterJob)
+        self.attempts += 1
+        return FakeFuture(key, self.answer(message, self.attempts))
+
+    def subscribe_topic(self, topic: str, handler: Any) -> None:
+        pass
+
+    def unsubscribe_topic(self, topic: str) -> None:
+        pass
+
+    def cancel(self, futures: list[Any]) -> None:
+        pass
+
+    def retire_workers(self, workers: list[str], close_workers: bool) -> None:
+        self.retired += workers
+        self.workers -= set(workers)
+
+    def scheduler_info(self) -> dict[str, Any]:
+        return {"workers": {w: {} for w in self.workers}}
+
+
+def job(table: int) -> Job:
+    return Job(
+        table=table, game="matador", rules={}, seed=table, target=None, hands=1,
+        startup_ms=1000, move_ms=100, bank_ms=0, bots=[JobBot("./a", "/a"), JobBot("./b", "/b")],
+        replay=f"/nowhere/t{table}.json",
+    )  # fmt: skip
+
+
+def played(message: ClusterJob, worker: str = "tcp://good:1") -> tuple[str, str, str, bytes]:
+    """A match the worker could not play (``done.error``): nothing to write."""
+    done = JobDone(table=message.job.table, replay=message.job.replay, referee_cpu_s=0.5, error="x")
+    return (ANSWER, worker, "good", encode(Played(done, worker, "good", "bwrap")))
+
+
+def run_pool(client: FakeClient, jobs: list[Job]) -> tuple[list[JobDone], list[str]]:
+    said: list[str] = []
+    bots = {
+        ("./a", "/a"): ShippedBot("1" * 64, "a", "./a"),
+        ("./b", "/b"): ShippedBot("2" * 64, "b", "./b"),
+    }
+    run = _Run(client, "0.1.0", "run-1", bots, None, 10.0, said.append)
+    pool = DaskPool(run, 2, [])
+    done: list[JobDone] = []
+
+    async def on_started(table: int) -> None:
+        pass
+
+    async def on_done(result: JobDone) -> None:
+        done.append(result)
+
+    trio.run(pool.run, jobs, on_started, on_done)
+    return done, said
+
+
+def test_a_worker_of_another_version_is_retired_and_its_match_played_elsewhere() -> None:
+    """The first answer comes from a worker that joined with 0.2.0: it is named, retired, and
+    the match is played by another worker; every match is taken once."""
+
+    def answer(message: ClusterJob, attempt: int) -> Any:
+        if attempt == 1:
+            return (OTHER_VERSION, "tcp://late:1", "lab-9", "0.2.0")
+        return played(message)
+
+    client = FakeClient(answer, ["tcp://good:1", "tcp://late:1"])
+    done, said = run_pool(client, [job(0), job(1), job(2)])
+    assert sorted(d.table for d in done) == [0, 1, 2]
+    assert client.retired == ["tcp://late:1"]
+    assert said == [
+        "refused worker tcp://late:1 (host lab-9) runs matador-arena 0.2.0, this coordinator "
+        "0.1.0: every machine of the cluster needs the same version; retiring it"
+    ]
+
+
+def test_a_task_dask_gave_up_on_is_the_matchs_error() -> None:
+    """A task whose workers kept dying (Dask's KilledWorker) is reported as not played."""
+
+    def answer(message: ClusterJob, attempt: int) -> Any:
+        return RuntimeError("worker died 3 times") if message.job.table == 1 else played(message)
+
+    done, _ = run_pool(FakeClient(answer, ["tcp://good:1"]), [job(0), job(1)])
+    errors = {d.table: d.error for d in done}
+    assert errors[1] == "the cluster could not play this match: RuntimeError: worker died 3 times"
+    assert errors[0] == "x"
+
+
+def test_no_worker_left_stops_with_the_reasons() -> None:
+    """Every worker refused: the run stops with one line naming each."""
+
+    def answer(message: ClusterJob, attempt: int) -> Any:
+        return (OTHER_VERSION, "tcp://only:1", "lab-1", "0.2.0")
+
+    with pytest.raises(ClusterError) as caught:  # itself, not in an exception group
+        run_pool(FakeClient(answer, ["tcp://only:1"]), [job(0)])
+    assert str(caught.value).startswith(
+        "no worker of the cluster can play: worker tcp://only:1 (host"
+    )
