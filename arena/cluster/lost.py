@@ -32,7 +32,13 @@ class SchedulerLostError(ClusterError):
 def scheduler_lost(error: BaseException, client: Any) -> bool:
     """Whether a task's failure is the lost scheduler (not the match's own problem)."""
     reason = getattr(error, "reason", None)
-    return reason == "scheduler-connection-lost" or client.status != "running"
+    return reason == "scheduler-connection-lost" or client_status(client) != "running"
+
+
+def client_status(client: Any) -> str:
+    """The client's connection: ``running``, ``connecting``, ``closing``, ``closed``, ...
+    (``running`` for a stand-in client that does not say)."""
+    return str(getattr(client, "status", "running"))
 
 
 def wait_for_scheduler(client: Any, timeout_s: float) -> bool:
@@ -41,7 +47,7 @@ def wait_for_scheduler(client: Any, timeout_s: float) -> bool:
     logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
     deadline = time.monotonic() + timeout_s + VERDICT_GRACE_S
     while time.monotonic() < deadline:
-        status = client.status
+        status = client_status(client)
         if status == "running":
             return True
         if status in ("closing", "closed"):

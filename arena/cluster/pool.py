@@ -33,6 +33,7 @@ from arena.cluster import bootstrap, checks
 from arena.cluster.connect import ClusterError, connect
 from arena.cluster.lost import (
     SchedulerLostError,
+    client_status,
     lost_text,
     no_workers_text,
     scheduler_lost,
@@ -331,7 +332,7 @@ def _write(done: JobDone, replay: bytes) -> None:
 
 
 def _forget(client: Client, topic: str, futures: list[Future]) -> None:
-    if client.status != "running":  # the scheduler is gone: nothing to cancel there
+    if client_status(client) != "running":  # the scheduler is gone: nothing to cancel there
         return
     if futures:
         client.cancel(futures)
