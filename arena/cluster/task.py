@@ -137,11 +137,10 @@ def _prepare(
             if outcome is None:
                 entrant = Entrant(bot.name, command, folder, build=build)
                 problem = _run_prepare(entrant, plan, startup_ms, build_timeout_s)
-                if problem is not None and problem.stage == "build":
-                    outcome = {"stage": problem.stage, "reason": problem.reason}
-                else:
-                    outcome = {}
-                ship.keep_build_outcome(bot.sha256, build, outcome)
+                # Only a build that passed is kept for the host's other workers (and later
+                # runs): a failed one is tried again, so a host that was fixed is seen.
+                if problem is None or problem.stage != "build":
+                    ship.keep_build_outcome(bot.sha256, build, {})
                 return problem
         if outcome:
             return BotProblem(bot.name, outcome["stage"], outcome["reason"])
