@@ -43,7 +43,8 @@ def _add_cluster_flags(parser: argparse.ArgumentParser) -> None:
         type=_timeout,
         default=10.0,
         metavar="S",
-        help="seconds to wait for the scheduler at the start (10)",
+        help="seconds to wait for the scheduler at the start, and when it is lost in the "
+        "middle of a run before stopping with the resume command (10)",
     )
 
 
@@ -77,3 +78,16 @@ def _cluster_options(args: argparse.Namespace, sandboxed: bool) -> ClusterOption
     )
     reach(options)  # before anything is created: an unreachable scheduler changes nothing
     return options
+
+
+def cluster_flags(options: ClusterOptions) -> list[str | Path]:
+    """The flags that reach the same cluster again (for a resume command line)."""
+    flags: list[str | Path] = ["--cluster", options.address]
+    for flag, path in (
+        ("--tls-ca-file", options.tls_ca_file),
+        ("--tls-cert", options.tls_cert),
+        ("--tls-key", options.tls_key),
+    ):
+        if path is not None:
+            flags += [flag, path]
+    return flags

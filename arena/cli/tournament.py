@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from arena.cli.cluster import _cluster_options
-from arena.cli.errors import EXIT_FAILED, EXIT_OK, UsageError
+from arena.cli.cluster import _cluster_options, cluster_flags
+from arena.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from arena.cli.match_flags import _match_flags, rule_flag_dests
 from arena.cli.parser import _build_parser, _policy
 from arena.cli.reading import _write_report
 from arena.cli.sandbox import _max_stdout_bytes, _sandbox_config, _sandbox_plan
+from arena.errors import ArenaError
 from arena.out_paths import Output, check_output, prepare_outputs, tournament_outputs
 from arena.stop_signals import exit_code as _stopped_exit_code
 from arena.text import printable_block, shell_line
@@ -181,15 +182,15 @@ def _tournament(args: argparse.Namespace) -> int:
         warn_if_crowded("arena tournament", args.concurrency, opened.settings.move_ms)
     reporter: Reporter = LiveReporter() if sys.stdout.isatty() else PlainReporter()
     around = None if live is None else live.around
+    # The out folder is stored with the tournament; named here too when it is not the
+    # database's folder, so the command reads as what it does.
+    elsewhere = os.path.abspath(out_dir) != os.path.abspath(db.parent)
+    keep = ("--out", out_dir) if elsewhere else ()
     try:
         summary = run_session(opened, options, reporter, around)
     except KeyboardInterrupt:
         done = len(opened.store.finished())
         total = len(opened.store.tables())
-        # The out folder is stored with the tournament; named here too when it is not the
-        # database's folder, so the command reads as what it does.
-        elsewhere = os.path.abspath(out_dir) != os.path.abspath(db.parent)
-        keep = ("--out", out_dir) if elsewhere else ()
         stopped = (
             "every running match was stopped and its bots ended"
             if cluster is None
@@ -198,10 +199,33 @@ def _tournament(args: argparse.Namespace) -> int:
         print(
             f"\nInterrupted: {stopped}; {done} of "
             f"{total} matches are recorded in {db}.\nResume with: "
-            + shell_line("arena", "tournament", "--resume", "--db", db, *keep),
+            + shell_line(
+                "arena",
+                "tournament",
+                "--resume",
+                "--db",
+                db,
+                *keep,
+                *(() if cluster is None else cluster_flags(cluster)),
+            ),
             file=sys.stderr,
         )
         return _stopped_exit_code()
+    except ArenaError as error:
+        if cluster is None or type(error).__name__ != "SchedulerLostError":
+            raise
+        # arena.cluster.lost is not imported to name the class: the local path has no Dask.
+        done = len(opened.store.finished())
+        total = len(opened.store.tables())
+        print(
+            f"arena tournament: error: {error}; {done} of {total} matches are recorded in "
+            f"{db}.\nResume with: "
+            + shell_line(
+                "arena", "tournament", "--resume", "--db", db, *keep, *cluster_flags(cluster)
+            ),
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     except TournamentError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_FAILED

@@ -31,6 +31,15 @@ import trio
 from arena import SLUG
 from arena.cluster import bootstrap, checks
 from arena.cluster.connect import ClusterError, connect
+from arena.cluster.lost import (
+    SchedulerLostError,
+    client_status,
+    lost_text,
+    no_workers_text,
+    scheduler_lost,
+    wait_for_scheduler,
+    wait_for_workers,
+)
 from arena.cluster.messages import (
     ClusterJob,
     Played,
@@ -82,6 +91,12 @@ class _Run:
     build_timeout_s: float
     say: Callable[[str], None]
     refused: dict[str, str] = field(default_factory=dict)
+    #: The scheduler's address, how long to wait for it when lost, and the bots' plugin (to
+    #: register again with a scheduler that came back).
+    address: str = ""
+    timeout_s: float = 10.0
+    plugin: Any = None
+    plugin_name: str = ""
 
 
 class DaskPool:
@@ -95,6 +110,8 @@ class DaskPool:
         self.cpu_s = [0.0]
         #: Where each table's match ran (by table index).
         self.placements: dict[int, Placement] = {}
+        self._registered_again: set[str] = set()
+        self._on_event: Callable[[tuple[float, Any]], None] = lambda _event: None
 
     @property
     def capacity(self) -> int:
@@ -164,6 +181,7 @@ class DaskPool:
                     await on_started(table)
 
         run.client.subscribe_topic(run.run_id, on_topic)
+        self._on_event = on_topic
         source = iter(jobs)
         exhausted = False
         limit = 2 * max(1, self._capacity)
@@ -182,12 +200,17 @@ class DaskPool:
                     job, future = await finished.receive()
                     del pending[future.key]
                     result = await self._result(job, future)
+                    if result is _LOST:  # every task was cancelled: submitted again
+                        await self._scheduler_back()
+                        await trio.to_thread.run_sync(submit, job)
+                        continue
                     if result is None:  # refused: the match goes to another worker
                         refusals[job.table] = refusals.get(job.table, 0) + 1
                         if refusals[job.table] > MAX_REFUSALS_PER_MATCH:
                             raise ClusterError(_refused_text(run.refused))
                         await trio.to_thread.run_sync(submit, job)
                         continue
+                    assert isinstance(result, JobDone)
                     done_tables.add(job.table)
                     await on_done(result)
                 nursery.cancel_scope.cancel()
@@ -201,11 +224,30 @@ class DaskPool:
                 futures = [f for _, f in pending.values()]
                 await trio.to_thread.run_sync(_forget, run.client, run.run_id, futures)
 
-    async def _result(self, job: Job, future: Future) -> JobDone | None:
-        """The job's result, its replay written; ``None`` when the worker refused it."""
+    async def _scheduler_back(self) -> None:
+        """Wait for the lost scheduler (`arena.cluster.lost`); register the bots' plugin with
+        it again. Raises `SchedulerLostError` when it does not come back in time."""
+        run = self._run
+        back = await trio.to_thread.run_sync(wait_for_scheduler, run.client, run.timeout_s)
+        if not back:
+            raise SchedulerLostError(lost_text(run.address, run.timeout_s))
+        if not await trio.to_thread.run_sync(wait_for_workers, run.client, run.timeout_s):
+            raise SchedulerLostError(no_workers_text(run.address, run.timeout_s))
+        if run.plugin is not None and run.plugin_name not in self._registered_again:
+            self._registered_again.add(run.plugin_name)
+            await trio.to_thread.run_sync(
+                lambda: run.client.register_plugin(run.plugin, name=run.plugin_name)
+            )
+            await trio.to_thread.run_sync(run.client.subscribe_topic, run.run_id, self._on_event)
+
+    async def _result(self, job: Job, future: Future) -> JobDone | object | None:
+        """The job's result, its replay written; ``None`` when the worker refused it, `_LOST`
+        when the scheduler was lost."""
         try:
             kind, worker, host, detail = await trio.to_thread.run_sync(future.result)
         except Exception as error:  # the task failed: Dask gave up on it (a worker died often)
+            if scheduler_lost(error, self._run.client):
+                return _LOST
             return JobDone(
                 table=job.table,
                 replay=job.replay,
@@ -255,6 +297,10 @@ class DaskPool:
             raise ClusterError(_refused_text(run.refused))
 
 
+#: What `DaskPool._result` answers for a task the lost scheduler took with it.
+_LOST = object()
+
+
 def _lone_arena_error(group: BaseExceptionGroup[BaseException]) -> ArenaError | None:
     """The one `ArenaError` a nursery's group holds (a refused cluster), else ``None``."""
     if len(group.exceptions) != 1:
@@ -288,6 +334,8 @@ def _write(done: JobDone, replay: bytes) -> None:
 
 
 def _forget(client: Client, topic: str, futures: list[Future]) -> None:
+    if client_status(client) != "running":  # the scheduler is gone: nothing to cancel there
+        return
     if futures:
         client.cancel(futures)
     with contextlib.suppress(ValueError):
@@ -409,6 +457,10 @@ async def open_dask_pool(
             resources=per_match.resources,
             build_timeout_s=build_timeout_s,
             say=say,
+            address=options.address,
+            timeout_s=options.connect_timeout_s,
+            plugin=plugin,
+            plugin_name=name,
         )
         pool = DaskPool(run, per_match.total, reports)
         yield pool

@@ -150,6 +150,7 @@ class LiveReporter:
         self.live: Live | None = None
         self.standings: Standings | None = None
         self.progress: RunProgress | None = None
+        self._failures_shown = -1
 
     def _view(self) -> Group:
         parts: list[object] = [self.bar]
@@ -169,10 +170,17 @@ class LiveReporter:
 
     def finished(self, row: MatchRow, progress: RunProgress, standings: Standings) -> None:
         self.progress = progress
-        self.standings = standings
         self.bar.update(self.task, completed=progress.done, rate=f"{progress.matches_per_s:.1f}/s")
-        if self.live is not None:
+        # The bar redraws itself; the rest of the view (the standings' percentiles sort every
+        # response time) is rebuilt only when the standings or the failures changed.
+        failures = sum(progress.failures.values())
+        if self.live is not None and (
+            standings is not self.standings or failures != self._failures_shown
+        ):
+            self.standings = standings
+            self._failures_shown = failures
             self.live.update(self._view())
+        self.standings = standings
 
     def end(self) -> None:
         if self.live is not None:
@@ -185,13 +193,18 @@ class PlainReporter:
 
     def __init__(self, out: TextIO | None = None) -> None:
         self.out = out or sys.stdout
+        self._named: Standings | None = None
+        self._names: dict[int, str] = {}
 
     def begin(self, progress: RunProgress) -> None:
         print(f"{progress.done} of {progress.total} matches already played", file=self.out)
 
     def finished(self, row: MatchRow, progress: RunProgress, standings: Standings) -> None:
         summary = row.summary
-        names = {b.entrant: b.name for b in standings.bots}
+        if standings is not self._named:  # a new snapshot: its names once, not per match
+            self._named = standings
+            self._names = {b.entrant: b.name for b in standings.bots}
+        names = self._names
         order = sorted(summary.seats, key=lambda s: (s.rank, s.seat))
         who = ", ".join(
             f"{printable(names.get(row.table.seats[s.seat], s.name))} {s.score}" + _seat_note(s)

@@ -2,8 +2,10 @@
 
 The parent process only dispatches matches and records results: matches are played by worker
 processes (:mod:`arena.tournament.pool`), each with many matches at once. Each result is
-written to the database in its own transaction as soon as it arrives, so an interrupted
-tournament resumes exactly where it stopped: a table whose match is recorded is never played
+written to the database as soon as it arrives (results that arrive while a transaction is
+being written share the next one: group commit), and it is shown, written to the events file
+and counted in the standings only once it is committed, so an interrupted tournament resumes
+exactly where it stopped: a table whose match is recorded is never played
 again, and every deal is derived from the tournament seed, so the final standings are those of
 an uninterrupted run.
 """
@@ -25,14 +27,23 @@ from typing import TYPE_CHECKING, Any, Protocol
 import trio
 
 from arena.live_events import LiveEvent
+from arena.tournament.batches import Batcher
 from arena.tournament.jobs import Job, JobBot, JobDone, JobEvent
 from arena.tournament.live import Reporter, RunProgress
 from arena.tournament.pool import open_worker_pool
 from arena.tournament.resume import stored_entrants
 from arena.tournament.schedule import BYE_POINTS, Table, build_schedule, swiss_tables
 from arena.tournament.settings import TournamentSettings, job_sandbox, run_outputs
-from arena.tournament.standings import Standings, compute_standings
-from arena.tournament.store import AsyncStore, EntrantRow, MatchRow, Store, TableRow
+from arena.tournament.standings import Standings, StandingsTally
+from arena.tournament.store import (
+    AsyncStore,
+    EntrantRow,
+    MatchRow,
+    Result,
+    Store,
+    StoreError,
+    TableRow,
+)
 from arena.tournament.store_file import disk_full, disk_guard
 
 #: How a worker's error says that the disk is full (``OSError: [Errno 28] ...``).
@@ -40,6 +51,9 @@ _NO_SPACE = f"[Errno {errno.ENOSPC}]"
 
 #: How often, at most, the live view's standings are recomputed (seconds).
 STANDINGS_EVERY_S = 0.5
+#: ... and at most this share of the coordinator's time goes to them (a long tournament's
+#: snapshot costs more than a short one's: it is then taken less often).
+STANDINGS_SHARE = 0.1
 
 
 if TYPE_CHECKING:
@@ -188,7 +202,14 @@ class TournamentRun:
         self.errors: list[str] = []
         self.pending: dict[int, TableRow] = {}
         self._standings_at = -math.inf
-        self._standings = compute_standings(list(self.entrants.values()), self.rows)
+        self._standings_cost = 0.0
+        self._tally = StandingsTally(list(self.entrants.values()))
+        for row in self.rows:
+            self._tally.add(row)
+        self._standings = self._tally.snapshot(cross=False)
+        self._results = Batcher(self._record)
+        self._committed = Batcher(self._show)
+        self._lines = Batcher(self._write_events)
         self.replays = options.out_dir / "replays"
         # Bots must not see the results, the replays or the other entrants' folders.
         self.sandbox = job_sandbox(
@@ -200,8 +221,8 @@ class TournamentRun:
         self.logs = options.out_dir / "logs"
 
     def standings(self) -> Standings:
-        """The standings over every match recorded so far."""
-        return compute_standings(list(self.entrants.values()), self.rows)
+        """The standings over every match recorded so far (`compute_standings` of them)."""
+        return self._tally.snapshot()
 
     async def run(self) -> Standings:
         """Play every table not yet recorded (and the later Swiss rounds); the standings."""
@@ -212,9 +233,13 @@ class TournamentRun:
         self.reporter.begin(progress)
         try:
             entrants = stored_entrants(self.store)
-            async with open_pool(
-                self.options, entrants, self.sandbox, self.settings.startup_ms
-            ) as pool:
+            async with (
+                open_pool(self.options, entrants, self.sandbox, self.settings.startup_ms) as pool,
+                trio.open_nursery() as writers,
+            ):
+                writers.start_soon(self._results.run)
+                writers.start_soon(self._committed.run)
+                writers.start_soon(self._lines.run)
                 while True:
                     finished = {r.table.idx for r in self.rows}
                     pending = [t for t in self.store.tables() if t.idx not in finished]
@@ -229,8 +254,23 @@ class TournamentRun:
                     live = self.options.live
                     on_event = None if live is None else self._live_event
                     await pool.run(jobs, self._started, self._finished, on_event)
+                    await self._results.drain()
+                    await self._committed.drain()
                     progress.referee_cpu_s = sum(pool.cpu_s)
+                    if self.errors:  # played again, they would fail again: said below
+                        break
+                await self._lines.drain()
+                writers.cancel_scope.cancel()
         finally:
+            # Results that arrived but were not committed yet when an interruption or an error
+            # came (a lost cluster, Ctrl-C): committed now, unless the database is the problem.
+            self._commit_leftovers()
+            # Results committed but not shown yet, and events not written yet: now.
+            for table, summary, replay, _ in self._committed.take_waiting():
+                self._count(MatchRow(table, summary, replay))
+            if self.options.events is not None and (lines := self._lines.take_waiting()):
+                with disk_guard(self.options.events):
+                    _append(self.options.events, "".join(lines))
             self.reporter.end()
         if self.errors:
             raise TournamentError(
@@ -238,6 +278,16 @@ class TournamentRun:
                 f"error (see {self.logs}); the others are recorded: run again with --resume"
             )
         return self.standings()
+
+    def _commit_leftovers(self) -> None:
+        leftovers = self._results.take_waiting()
+        if not leftovers:
+            return
+        try:
+            self.store.record_many(leftovers)
+        except StoreError:  # the disk is full, say: those matches are played again on resume
+            return
+        self._committed.put_nowait(*leftovers)
 
     def _expected_total(self) -> int:
         if self.settings.format != "swiss":
@@ -296,7 +346,7 @@ class TournamentRun:
 
     async def _started(self, table: int) -> None:
         names = self._names(self.pending[table])
-        await self._event({"event": "match_started", "table": table, "seats": names})
+        self._event({"event": "match_started", "table": table, "seats": names})
 
     async def _finished(self, result: JobDone) -> None:
         await self._done(self.pending[result.table], result)
@@ -312,46 +362,65 @@ class TournamentRun:
                 await trio.Path(log).write_text(result.error or "")
             return
         finished_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        await self.async_store.record(table, result.summary, result.replay, finished_at)
-        row = MatchRow(table, result.summary, result.replay)
-        self.rows.append(row)
+        await self._results.put((table, result.summary, result.replay, finished_at))
+
+    async def _record(self, results: list[Result]) -> None:
+        """Commit results that arrived together in one transaction, then hand them to
+        :meth:`_show` (which runs while the next transaction is written)."""
+        await self.async_store.record_many(results)
+        self._committed.put_nowait(*results)  # no checkpoint: committed means shown
+
+    async def _show(self, results: list[Result]) -> None:
+        """Count committed results, show them and queue their events: what is shown as
+        finished is in the database. No checkpoint: a batch is shown whole or not at all."""
+        for table, summary, replay, _ in results:
+            self._count(MatchRow(table, summary, replay))
+
+    def _count(self, row: MatchRow) -> None:
         progress = self.progress
+        summary = row.summary
+        self.rows.append(row)
+        self._tally.add(row)
         progress.done += 1
         progress.played += 1
-        progress.moves += result.summary.moves
-        progress.late_moves += result.summary.late_moves
-        progress.late_max_ms = max(progress.late_max_ms, result.summary.late_max_ms)
-        for seat in result.summary.seats:
+        progress.moves += summary.moves
+        progress.late_moves += summary.late_moves
+        progress.late_max_ms = max(progress.late_max_ms, summary.late_max_ms)
+        for seat in summary.seats:
             if seat.failure is not None:
                 progress.failures[seat.failure] += 1
-        await self._event(
+        self._event(
             {
                 "event": "match_finished",
-                "table": table.idx,
-                "seats": self._names(table),
-                "scores": result.summary.scores,
-                "ranks": [s.rank for s in result.summary.seats],
-                "statuses": [s.status.value for s in result.summary.seats],
-                "replay": result.replay,
+                "table": row.table.idx,
+                "seats": self._names(row.table),
+                "scores": summary.scores,
+                "ranks": [s.rank for s in summary.seats],
+                "statuses": [s.status.value for s in summary.seats],
+                "replay": row.replay,
             }
         )
-        # Standings are recomputed from every match: at most a few times a second, and for the
-        # last match (at a thousand matches one recomputation costs about 10 ms).
+        # A snapshot of the standings at most twice a second (less often when it costs more
+        # than STANDINGS_SHARE of the time), and for the last match.
         now = time.monotonic()
-        last = progress.done >= progress.total
-        if last or now - self._standings_at >= STANDINGS_EVERY_S:
-            self._standings_at = now
-            self._standings = self.standings()
+        wait = max(STANDINGS_EVERY_S, self._standings_cost / STANDINGS_SHARE)
+        if progress.done >= progress.total or now - self._standings_at >= wait:
+            self._standings = self._tally.snapshot(cross=False)
+            self._standings_at = time.monotonic()
+            self._standings_cost = self._standings_at - now
         self.reporter.finished(row, progress, self._standings)
 
-    async def _event(self, event: dict[str, Any]) -> None:
-        path = self.options.events
-        if path is None:
+    def _event(self, event: dict[str, Any]) -> None:
+        if self.options.events is None:
             return
         event = {"time": datetime.datetime.now(datetime.UTC).isoformat(), **event}
-        line = json.dumps(event) + "\n"
+        self._lines.put_nowait(json.dumps(event) + "\n")
+
+    async def _write_events(self, lines: list[str]) -> None:
+        path = self.options.events
+        assert path is not None
         with disk_guard(path):
-            await trio.to_thread.run_sync(_append, path, line)
+            await trio.to_thread.run_sync(_append, path, "".join(lines))
 
 
 def _append(path: Path, line: str) -> None:

@@ -201,10 +201,17 @@ def run(
         stopped = group.subgroup(StoreError)  # a full disk, say: one line, not a group
         if stopped is not None:
             raise _first(stopped) from None
-        errors = group.exceptions
-        if len(errors) == 1 and not isinstance(errors[0], BaseExceptionGroup):
+        errors = _leaves(group)  # nurseries in nurseries (the pool's, the writers')
+        if len(errors) == 1:
             raise errors[0] from None
         raise
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for error in group.exceptions:
+        out += _leaves(error) if isinstance(error, BaseExceptionGroup) else [error]
+    return out
 
 
 def _first(group: BaseExceptionGroup[StoreError]) -> StoreError:

@@ -7,6 +7,7 @@ finished ahead of at each table, ties counting half: in a two-player match a win
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -98,11 +99,23 @@ def table_points(ranks: list[int], seat: int) -> float:
     return beaten / len(others)
 
 
-def compute_standings(entrants: list[EntrantRow], matches: list[MatchRow]) -> Standings:
-    """Standings over every recorded match, ordered by points, then wins, then name."""
-    lines = {e.id: BotStanding(e.id, e.name) for e in entrants if e.excluded is None}
-    cross: dict[tuple[int, int], PairRecord] = {}
-    for match in matches:
+class StandingsTally:
+    """Standings kept up to date one match at a time (the live view of a long tournament):
+    adding a match costs the same at the first match and at the hundred-thousandth.
+
+    :meth:`snapshot` gives :class:`Standings` equal to :func:`compute_standings` over the
+    same entrants and matches, independent of the matches added after it.
+    """
+
+    def __init__(self, entrants: list[EntrantRow]) -> None:
+        self.lines = {e.id: BotStanding(e.id, e.name) for e in entrants if e.excluded is None}
+        self.cross: dict[tuple[int, int], PairRecord] = {}
+        self.matches = 0
+
+    def add(self, match: MatchRow) -> None:
+        """Count one more recorded match."""
+        self.matches += 1
+        lines, cross = self.lines, self.cross
         seats = match.table.seats
         ranks = [s.rank for s in match.summary.seats]
         for s in match.summary.seats:
@@ -135,5 +148,28 @@ def compute_standings(entrants: list[EntrantRow], matches: list[MatchRow]) -> St
                     pair.points += 1
                 elif s.rank == other.rank:
                     pair.points += 0.5
-    ordered = sorted(lines.values(), key=lambda b: (-b.points, -b.wins, b.name))
-    return Standings(ordered, cross, len(matches))
+
+    def snapshot(self, *, cross: bool = True) -> Standings:
+        """The standings so far, ordered by points, then wins, then name (copies: later
+        :meth:`add` calls do not change them); without the cross-table (empty) when not
+        ``cross``: the live view does not show it, and a big one costs most of the copy."""
+        bots = [
+            dataclasses.replace(
+                b,
+                failures=Counter(b.failures),
+                response_ms=list(b.response_ms),
+                ready_names=Counter(b.ready_names),
+            )
+            for b in self.lines.values()
+        ]
+        pairs = {k: PairRecord(v.games, v.points) for k, v in self.cross.items()} if cross else {}
+        ordered = sorted(bots, key=lambda b: (-b.points, -b.wins, b.name))
+        return Standings(ordered, pairs, self.matches)
+
+
+def compute_standings(entrants: list[EntrantRow], matches: list[MatchRow]) -> Standings:
+    """Standings over every recorded match, ordered by points, then wins, then name."""
+    tally = StandingsTally(entrants)
+    for match in matches:
+        tally.add(match)
+    return tally.snapshot()

@@ -168,14 +168,15 @@ def test_a_database_on_a_read_only_mount_is_readable(finished: Path, tmp_path: P
 
 
 def _damage(db: Path, copy: Path) -> None:
-    """``copy``: ``db`` with 2 KB of noise in the middle of its seats table's first page."""
+    """``copy``: ``db`` with 2 KB of noise at the end of its seats table's first page (where
+    SQLite keeps the rows, from the end of the page back)."""
     shutil.copy(db, copy)
     with sqlite3.connect(db) as conn:
         (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'seats'").fetchone()
         (page,) = conn.execute("PRAGMA page_size").fetchone()
     conn.close()
     with copy.open("r+b") as file:
-        file.seek((root - 1) * page + page // 4)
+        file.seek(root * page - 2048)
         file.write(random.Random(5).randbytes(2048))
 
 

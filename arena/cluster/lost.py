@@ -1,0 +1,83 @@
+"""The scheduler lost in the middle of a run: wait for it for a while, then stop cleanly.
+
+When the coordinator loses its connection to the scheduler, Dask's client cancels every task
+of the run ("scheduler-connection-lost") and tries to reconnect for its ``timeout``, which is
+``--cluster-timeout`` (`arena.cluster.options.ClusterOptions.connect_timeout_s`, 10 s by
+default). If it is back in that time and a worker joins it within that time again (Dask's
+workers stop when they lose their scheduler: a supervisor or a person starts them again), the
+lost matches are submitted again; if not, the run stops with `SchedulerLostError` (exit 2):
+every result that arrived before is recorded, and ``arena tournament --resume`` plays the
+rest.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from arena.cluster.connect import ClusterError
+
+#: Seconds of grace after the client's own reconnection window before the arena gives up on
+#: hearing its verdict (the client closes itself when the window ends).
+VERDICT_GRACE_S = 5.0
+#: How often the client's state is looked at while it reconnects (seconds).
+POLL_S = 0.1
+
+
+class SchedulerLostError(ClusterError):
+    """The scheduler went away in the middle of a run and did not come back in time."""
+
+
+def scheduler_lost(error: BaseException, client: Any) -> bool:
+    """Whether a task's failure is the lost scheduler (not the match's own problem)."""
+    reason = getattr(error, "reason", None)
+    return reason == "scheduler-connection-lost" or client_status(client) != "running"
+
+
+def client_status(client: Any) -> str:
+    """The client's connection: ``running``, ``connecting``, ``closing``, ``closed``, ...
+    (``running`` for a stand-in client that does not say)."""
+    return str(getattr(client, "status", "running"))
+
+
+def wait_for_scheduler(client: Any, timeout_s: float) -> bool:
+    """Block until the client is connected again (``True``) or has given up (``False``)."""
+    # Dask logs its own giving up as an error; the arena says it once, with what to do.
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+    deadline = time.monotonic() + timeout_s + VERDICT_GRACE_S
+    while time.monotonic() < deadline:
+        status = client_status(client)
+        if status == "running":
+            return True
+        if status in ("closing", "closed"):
+            return False
+        time.sleep(POLL_S)
+    return False
+
+
+def wait_for_workers(client: Any, timeout_s: float) -> bool:
+    """Block until a worker has joined the scheduler that came back (``True``), or
+    ``timeout_s`` has passed (``False``): Dask's workers stop when they lose the scheduler, so
+    a new scheduler has only the workers started again since (by a supervisor or by hand)."""
+    try:
+        client.wait_for_workers(1, timeout=timeout_s)
+    except (TimeoutError, OSError):
+        return False
+    return True
+
+
+def no_workers_text(address: str, timeout_s: float) -> str:
+    """What the run says when the scheduler came back without any worker."""
+    return (
+        f"the Dask scheduler at {address} came back after it was lost, but no worker joined it "
+        f"within {timeout_s:g} s (--cluster-timeout)"
+    )
+
+
+def lost_text(address: str, timeout_s: float) -> str:
+    """What the run says when it stops for a lost scheduler."""
+    return (
+        f"lost the Dask scheduler at {address} in the middle of the run and it did not come "
+        f"back within {timeout_s:g} s (--cluster-timeout)"
+    )
