@@ -11,8 +11,8 @@ logic that is the same in both games lives here, nothing that follows a rule of 
 The hot paths (``legal_moves``, ``apply``, ``view`` and the public record behind it) stay in the
 engines, written out in full: a helper call per move would cost more than the lines it saves.
 
-Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in
-:func:`deal_hands`.
+Pure: no I/O, no clock; randomness only through ``tiles.shuffled_indices(seed)`` (the order of
+``tiles.shuffled_set``) in :func:`deal_hands`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from arena.games.tiles import (
     TILE_INDEX,
     Tile,
     canonical_tiles,
-    shuffled_set,
+    shuffled_indices,
     tiles_of,
 )
 
@@ -223,10 +223,12 @@ def check_flag_names(game: str, raw: Mapping[str, Any], known: Iterable[str]) ->
 def deal_hands(players: int, hand_size: int, seed: int) -> Deal:
     """Shuffle the 28 tiles by ``seed`` and deal ``hand_size`` to each of ``players`` seats, each
     hand sorted; the rest is the boneyard, top first."""
-    tiles = shuffled_set(seed)
+    # Sorting tile indices sorts the tiles: ALL_TILES is in canonical (low, high) order.
+    order = shuffled_indices(seed)
+    tile = ALL_TILES.__getitem__
     n = hand_size
-    hands = tuple(tuple(sorted(tiles[s * n : (s + 1) * n])) for s in range(players))
-    return Deal(hands=hands, boneyard=tuple(tiles[players * n :]))
+    hands = tuple(tuple(map(tile, sorted(order[s * n : (s + 1) * n]))) for s in range(players))
+    return Deal(hands=hands, boneyard=tuple(map(tile, order[players * n :])))
 
 
 def checked_deal(
