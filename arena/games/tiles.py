@@ -12,7 +12,7 @@ from __future__ import annotations
 import _random
 import random
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import reduce
 from operator import getitem
 
@@ -179,6 +179,8 @@ _STEP_SWAPS: tuple[tuple[bytes, ...], ...] = tuple(
 )
 del _SWAPS
 _UNSHUFFLED = bytes(range(28))
+# bytes.translate with its table as the one argument (reduce's function; typed for mypy).
+_translate: Callable[[bytes, bytes], bytes] = bytes.translate
 
 
 def _fisher_yates(seed: int) -> list[int]:
@@ -205,7 +207,8 @@ def shuffled_indices(seed: int) -> list[int]:
     if taken is None:  # more rejections than the bulk draw holds
         return _fisher_yates(seed)
     tops = b"".join(taken.groups())[::-1]  # last step first
-    return list(reduce(bytes.translate, map(getitem, _STEP_SWAPS, tops), _UNSHUFFLED))
+    swaps: Iterator[bytes] = map(getitem, _STEP_SWAPS, tops)
+    return list(reduce(_translate, swaps, _UNSHUFFLED))
 
 
 def shuffled_set(seed: int) -> list[Tile]:
