@@ -143,7 +143,7 @@ class HandState:
         state.stock_pos = 0
         state.leader = leader
         state.scores = start_scores
-        state.retired = sum(1 << s for s in retired)
+        state.retired = sum([1 << s for s in retired]) if retired else 0
         state._history = None
         state._count = 0
         state._public = None

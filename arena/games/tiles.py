@@ -208,7 +208,8 @@ def shuffled_indices(seed: int) -> list[int]:
         return _fisher_yates(seed)
     tops = b"".join(taken.groups())[::-1]  # last step first
     swaps: Iterator[bytes] = map(getitem, _STEP_SWAPS, tops)
-    return list(reduce(_translate, swaps, _UNSHUFFLED))
+    shuffled: bytes = reduce(_translate, swaps, _UNSHUFFLED)
+    return list(shuffled)
 
 
 def shuffled_set(seed: int) -> list[Tile]:

@@ -493,10 +493,12 @@ def start_hand(
     """
     _check_players(players)
     _hands, masks, stock = checked_deal(deal, PLAYERS, HAND_SIZE, "block hands hold")
-    eligible = [s for s in range(PLAYERS) if s not in retired]
-    if not eligible:
+    if not retired or 0 not in retired:
+        leader = 0
+    elif 1 not in retired:
+        leader = 1
+    else:
         raise ValueError("every seat is retired")
-    leader = eligible[0]
     state = BlockState._new_hand(rules, PLAYERS, tuple(masks), stock, leader, scores, retired)
     state.left = state.right = -1
     state.to_move = leader
