@@ -37,8 +37,9 @@ Design choices:
   but the hand stays playable so its record can be finished.
 
 The state is immutable: :meth:`BlockState.apply` builds a new one. Hands are bit sets over the
-28 tile indices of :mod:`arena.games.tiles`, and legal moves come from tables built once at
-import and memoised per (end, value, playable tiles), as in :mod:`arena.games.matador`.
+28 tile indices of :mod:`arena.games.tiles`, and legal moves come from complete tables built
+once at import (see "tables" below); :meth:`BlockState.playout` plays a random hand to its end
+on those tables without building states (:func:`arena.games.api.random_playout`).
 
 Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in :func:`deal`.
 """
