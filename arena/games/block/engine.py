@@ -342,42 +342,47 @@ class BlockState(HandState):
         choice = rng.choice
         seat = self.to_move
         assert seat is not None
-        hands = list(self.hands)
+        left_codes, right_codes, fits = _LEFT_CODES, _RIGHT_CODES, _FITS
+        # The mover's hand and the other's, swapped after every turn; ``seat`` says whose.
+        hand = self.hands[seat]
+        other = self.hands[seat ^ 1]
         left = self.left
         right = self.right
         plays = passes = 0
+        kind = HandEnd.DOMINO
         if left < 0:  # the lead: any tile of the hand
-            hand = hands[seat]
             c0, c1, c2, c3 = _LEAD_CODES
             bit, left, right = choice(
                 c0[hand & 127] + c1[hand >> 7 & 127] + c2[hand >> 14 & 127] + c3[hand >> 21]
             )
-            hands[seat] = hand = hand ^ bit
+            hand ^= bit
             plays = 1
-            if not hand:
-                return Playout(_hand_outcome(HandEnd.DOMINO, hands, 0, self.scores), 1, 0)
+            if not hand:  # the lead was the hand's last tile
+                hands = (other, hand) if seat else (hand, other)
+                return Playout(_hand_outcome(kind, hands, 0, self.scores), 1, 0)
+            hand, other = other, hand
             seat ^= 1
         while True:
-            hand = hands[seat]
-            codes = _LEFT_CODES[left][hand & _FITS[left]] + _RIGHT_CODES[right][hand & _FITS[right]]
+            codes = left_codes[left][hand & fits[left]] + right_codes[right][hand & fits[right]]
             if codes:
                 bit, on_right, out = choice(codes)
-                hands[seat] = hand = hand ^ bit
+                hand ^= bit
                 plays += 1
                 if on_right:
                     right = out
                 else:
                     left = out
                 if not hand:
-                    kind = HandEnd.DOMINO
-                    break
-            elif hands[seat ^ 1] & (_FITS[left] | _FITS[right]):
+                    break  # a domino
+            elif other & (fits[left] | fits[right]):
                 choice(_PASS_ONLY)  # as the verbs would, so that the random stream stays in step
                 passes += 1
             else:
                 kind = HandEnd.BLOCK
                 break
+            hand, other = other, hand
             seat ^= 1
+        hands = (other, hand) if seat else (hand, other)
         return Playout(_hand_outcome(kind, hands, 0, self.scores), plays, passes)
 
     def outcome(self) -> HandOutcome | None:
