@@ -17,6 +17,10 @@ moves/s.
   skips that player without an action (so moves/game agree). One difference remains: our random
   choice is among our moves, which list a tile twice when both ends show its value, where
   OpenSpiel lists one action.
+- Block, ``random_playout``: the same hands (same deals, same ``rng.choice`` calls, so the
+  same moves: the tests check it) played by :func:`arena.games.api.random_playout`, the call a
+  search makes, which in Block plays to the end without building a state per move. Its plays
+  count as above.
 - OpenSpiel: ``python_block_dominoes`` (two players, seven tiles each, no boneyard). Its deal is
   fourteen chance nodes; they are resolved with a random chance outcome but are *not* counted as
   moves, so only player actions count.
@@ -51,7 +55,7 @@ from typing import Any
 # happens to be pip-installed (an editable install may point at another clone).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arena.games import block, fives, matador
-from arena.games.api import PASS
+from arena.games.api import PASS, random_playout
 
 OPENSPIEL_MISSING = "open-spiel not installed: pip install -e '.[bench]'"
 OPENSPIEL_CONFIG = "python_block_dominoes, 2p"
@@ -79,6 +83,8 @@ FIVES_CONFIGS: tuple[tuple[str, dict[str, Any]], ...] = (("fives 2p, default rul
 
 #: The Block row: the rules of OpenSpiel's python_block_dominoes (Block has no flags).
 BLOCK_CONFIG = "block 2p (python_block_dominoes rules)"
+#: The same hands through ``random_playout`` (the search's call).
+BLOCK_PLAYOUT_CONFIG = "block 2p, random_playout (same hands)"
 
 
 @dataclass
@@ -178,6 +184,19 @@ def block_player(seed: int) -> Callable[[int], int]:
             if move is not PASS:
                 plays += 1
         return plays
+
+    return play_one
+
+
+def block_playout_player(seed: int) -> Callable[[int], int]:
+    """The hands of :func:`block_player`, each played by one ``random_playout`` call; it returns
+    the plays made (passes are not counted, as above)."""
+    rules = block.parse_rules({})
+    rng = random.Random(seed)
+    deal, start_hand = block.deal, block.start_hand
+
+    def play_one(game_seed: int) -> int:
+        return random_playout(start_hand(rules, 2, deal(rules, 2, game_seed)), rng).plays
 
     return play_one
 
@@ -306,12 +325,14 @@ def run(seconds: float, seed: int, rounds: int = 1) -> dict[str, Any]:
             play_one = matador_player(2, flags, seed, fives)
             keep(measure("fives", label, play_one, seed, seconds))
         keep(measure("block", BLOCK_CONFIG, block_player(seed), seed, seconds))
+        keep(measure("block", BLOCK_PLAYOUT_CONFIG, block_playout_player(seed), seed, seconds))
         spiel = openspiel_player(seed)
         if spiel is not None:
             keep(measure("openspiel", OPENSPIEL_CONFIG, spiel, seed, seconds))
     results = [best[label] for label, _players, _flags in MATADOR_CONFIGS]
     fives_results = [best[label] for label, _flags in FIVES_CONFIGS]
     block_result = best[BLOCK_CONFIG]
+    playout_result = best[BLOCK_PLAYOUT_CONFIG]
     reference = best.get(OPENSPIEL_CONFIG)  # None without open-spiel
     try:
         load = os.getloadavg()[0]
@@ -329,6 +350,7 @@ def run(seconds: float, seed: int, rounds: int = 1) -> dict[str, Any]:
         "matador": results,
         "fives": fives_results,
         "block": block_result,
+        "block_playout": playout_result,
         "openspiel": reference,
         # Headline: Matador 2p default rules against two-player block dominoes.
         "ratio": results[0].moves_per_s / reference.moves_per_s if reference else None,
@@ -337,11 +359,20 @@ def run(seconds: float, seed: int, rounds: int = 1) -> dict[str, Any]:
         "block_games_ratio": (
             block_result.games_per_s / reference.games_per_s if reference else None
         ),
+        # The same hands through random_playout, the call a search makes.
+        "block_playout_ratio": (
+            playout_result.moves_per_s / reference.moves_per_s if reference else None
+        ),
     }
 
 
 def print_table(report: dict[str, Any]) -> None:
-    rows: list[Result] = [*report["matador"], *report["fives"], report["block"]]
+    rows: list[Result] = [
+        *report["matador"],
+        *report["fives"],
+        report["block"],
+        report["block_playout"],
+    ]
     if report["openspiel"] is not None:
         rows.append(report["openspiel"])
     header = (
@@ -400,6 +431,10 @@ def print_table(report: dict[str, Any]) -> None:
         f"Ratio, Block moves/s ÷ OpenSpiel moves/s (same game): {report['block_ratio']:.1f}x"
         f" (games/s: {report['block_games_ratio']:.1f}x)"
     )
+    print(
+        "Ratio, Block random_playout moves/s ÷ OpenSpiel moves/s (same hands): "
+        f"{report['block_playout_ratio']:.1f}x"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -433,6 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         out["matador"] = [r.as_dict() for r in report["matador"]]
         out["fives"] = [r.as_dict() for r in report["fives"]]
         out["block"] = report["block"].as_dict()
+        out["block_playout"] = report["block_playout"].as_dict()
         out["openspiel"] = report["openspiel"].as_dict() if report["openspiel"] else None
         out["note"] = (
             OPENSPIEL_MISSING

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, TypeVar
 
@@ -244,6 +245,53 @@ class Game(Protocol):
         scores: tuple[int, ...] | None = None,
         retired: frozenset[int] = frozenset(),
     ) -> GameState: ...
+
+
+class Chooser(Protocol):
+    """A source of random choices, such as ``random.Random(seed)``: all a playout needs."""
+
+    def choice(self, seq: Sequence[Any]) -> Any: ...
+
+
+class Playout(NamedTuple):
+    """The end of a random playout: the hand's outcome and how many plays and passes led to it
+    from the state it started from (draws are neither)."""
+
+    outcome: HandOutcome
+    plays: int
+    passes: int
+
+
+def verb_playout(state: GameState, rng: Chooser) -> Playout:
+    """The hand played to its end by ``state = state.apply(rng.choice(state.legal_moves()))``
+    until ``outcome()``: what :func:`random_playout` does with an engine without a fast path."""
+    plays = passes = 0
+    choice = rng.choice
+    done = state.outcome()
+    while done is None:
+        move = choice(state.legal_moves())
+        state = state.apply(move)
+        if move.tile is not None:
+            plays += 1
+        elif move.kind == MoveKind.PASS:
+            passes += 1
+        done = state.outcome()
+    return Playout(done, plays, passes)
+
+
+def random_playout(state: GameState, rng: Chooser) -> Playout:
+    """Play the hand from ``state`` to its end with uniformly random legal moves; ``state`` is not
+    changed. Search lives on these.
+
+    The result is exactly that of :func:`verb_playout` with an equal ``rng`` (the same moves, the
+    same calls of ``rng.choice``); an engine whose state has a ``playout(rng)`` method (Block)
+    gets there without building the states in between.
+    """
+    fast = getattr(state, "playout", None)
+    if fast is not None:
+        result: Playout = fast(rng)
+        return result
+    return verb_playout(state, rng)
 
 
 def derive_seed(seed: int, *parts: object) -> int:

@@ -11,13 +11,15 @@ logic that is the same in both games lives here, nothing that follows a rule of 
 The hot paths (``legal_moves``, ``apply``, ``view`` and the public record behind it) stay in the
 engines, written out in full: a helper call per move would cost more than the lines it saves.
 
-Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in
-:func:`deal_hands`.
+Pure: no I/O, no clock; randomness only through ``tiles.shuffled_indices(seed)`` (the order of
+``tiles.shuffled_set``) in :func:`deal_hands`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from itertools import chain
+from operator import itemgetter
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from arena.games.api import Deal, HandOutcome, Move, PublicEvent
@@ -28,7 +30,7 @@ from arena.games.tiles import (
     TILE_INDEX,
     Tile,
     canonical_tiles,
-    shuffled_set,
+    shuffled_indices,
     tiles_of,
 )
 
@@ -141,7 +143,7 @@ class HandState:
         state.stock_pos = 0
         state.leader = leader
         state.scores = start_scores
-        state.retired = sum(1 << s for s in retired)
+        state.retired = sum([1 << s for s in retired]) if retired else 0
         state._history = None
         state._count = 0
         state._public = None
@@ -249,10 +251,21 @@ def check_flag_names(game: str, raw: Mapping[str, Any], known: Iterable[str]) ->
 def deal_hands(players: int, hand_size: int, seed: int) -> Deal:
     """Shuffle the 28 tiles by ``seed`` and deal ``hand_size`` to each of ``players`` seats, each
     hand sorted; the rest is the boneyard, top first."""
-    tiles = shuffled_set(seed)
+    # Sorting tile indices sorts the tiles (ALL_TILES is in canonical order); the indices become
+    # tiles in one itemgetter call per run, cheaper than a call per tile.
+    order = shuffled_indices(seed)
     n = hand_size
-    hands = tuple(tuple(sorted(tiles[s * n : (s + 1) * n])) for s in range(players))
-    return Deal(hands=hands, boneyard=tuple(tiles[players * n :]))
+    cut = players * n
+    hands = tuple([_tiles_at(sorted(order[start : start + n])) for start in range(0, cut, n)])
+    return Deal(hands=hands, boneyard=_tiles_at(order[cut:]))
+
+
+def _tiles_at(indices: list[int]) -> tuple[Tile, ...]:
+    """The tiles of ``indices``, in that order."""
+    if len(indices) > 1:
+        tiles: tuple[Tile, ...] = itemgetter(*indices)(ALL_TILES)
+        return tiles
+    return tuple(map(ALL_TILES.__getitem__, indices))
 
 
 def checked_deal(
@@ -276,20 +289,57 @@ def checked_deal(
     """
     if len(deal.hands) != players:
         raise ValueError(f"the deal has {len(deal.hands)} hands for {players} players")
+    every = tuple(chain(*deal.hands, deal.boneyard))
+    if len(every) == 28:
+        # The fast path, once per hand in every playout: 28 canonical tiles, looked up in one
+        # call (itemgetter looks each up in C); a tile written otherwise (halves the other way
+        # round, a list, a bad half) is not a key, and takes the checked path below.
+        try:
+            order: tuple[int, ...] = itemgetter(*every)(TILE_INDEX)
+        except (KeyError, TypeError):
+            pass
+        else:
+            if len(set(order)) != 28:
+                raise ValueError("a deal must hold each of the 28 tiles exactly once")
+            return _split(order, tuple(map(len, deal.hands)), hand_size, size_rule)
     hands = tuple(canonical_tiles(h) for h in deal.hands)
     boneyard = canonical_tiles(deal.boneyard)
     # Each tile exactly once: 28 tiles whose bits add up to the full set. (28 powers of two add
-    # up to a number with 28 one bits only when no two are the same.) Sums of bits, not sets nor
-    # loops: this runs once per hand in every playout, and Fives' hands are short.
+    # up to a number with 28 one bits only when no two are the same.)
     bit = TILE_BIT.__getitem__
     masks = [sum(map(bit, h)) for h in hands]
     count = sum(map(len, hands)) + len(boneyard)
     if count != 28 or sum(masks) + sum(map(bit, boneyard)) != FULL_SET:
         raise ValueError("a deal must hold each of the 28 tiles exactly once")
-    for seat, hand in enumerate(hands):
-        if len(hand) != hand_size:
-            raise ValueError(f"seat {seat} was dealt {len(hand)} tiles; {size_rule} {hand_size}")
-    return hands, masks, tuple(map(TILE_INDEX.__getitem__, boneyard))
+    return _split(
+        tuple(map(TILE_INDEX.__getitem__, (*chain(*hands), *boneyard))),
+        tuple(map(len, hands)),
+        hand_size,
+        size_rule,
+    )
+
+
+def _split(
+    order: tuple[int, ...], sizes: tuple[int, ...], hand_size: int, size_rule: str
+) -> tuple[tuple[tuple[Tile, ...], ...], list[int], tuple[int, ...]]:
+    """:func:`checked_deal`'s result from the deal's 28 distinct tile indices (hands in seat
+    order, then the boneyard) and the hands' sizes, which it checks."""
+    for seat, size in enumerate(sizes):
+        if size != hand_size:
+            raise ValueError(f"seat {seat} was dealt {size} tiles; {size_rule} {hand_size}")
+    hands = []
+    masks = []
+    start = 0
+    for size in sizes:
+        run = order[start : start + size]
+        hands.append(tuple(map(ALL_TILES.__getitem__, run)))
+        masks.append(sum(map(_BITS.__getitem__, run)))
+        start += size
+    return tuple(hands), masks, order[start:]
+
+
+#: The bit of each tile index.
+_BITS: tuple[int, ...] = tuple(1 << i for i in range(28))
 
 
 # -- the game object ---------------------------------------------------------------------------

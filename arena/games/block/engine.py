@@ -37,26 +37,31 @@ Design choices:
   but the hand stays playable so its record can be finished.
 
 The state is immutable: :meth:`BlockState.apply` builds a new one. Hands are bit sets over the
-28 tile indices of :mod:`arena.games.tiles`, and legal moves come from tables built once at
-import and memoised per (end, value, playable tiles), as in :mod:`arena.games.matador`.
+28 tile indices of :mod:`arena.games.tiles`, and legal moves come from complete tables built
+once at import (see "tables" below); :meth:`BlockState.playout` plays a random hand to its end
+on those tables without building states (:func:`arena.games.api.random_playout`).
 
 Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in :func:`deal`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.games.api import (
     PASS,
+    Chooser,
     Deal,
     HandEnd,
     HandOutcome,
     IllegalMoveError,
     Move,
+    Playout,
     SeatView,
     play,
+    verb_playout,
 )
 from arena.games.common import (
     EngineGame,
@@ -84,55 +89,97 @@ class BlockRules:
     are fixed; the class exists so that Block's rules are data like every game's."""
 
 
-def _build_tables() -> tuple[tuple[int, ...], tuple[tuple[tuple[Move | None, ...], ...], ...]]:
-    """Per end value: the mask of tiles that match it, and per (side, value, tile) the play."""
-    playable = tuple(
-        sum(1 << i for i, (a, b) in enumerate(ALL_TILES) if value in (a, b)) for value in range(7)
-    )
-    moves = tuple(
-        tuple(
-            tuple(
-                play((a, b), side, a + b - value) if value in (a, b) else None for a, b in ALL_TILES
-            )
-            for value in range(7)
-        )
-        for side in (LEFT, RIGHT)
-    )
-    return playable, moves
+# -- tables ------------------------------------------------------------------------------------
+#
+# The representation: tile ``i`` is bit ``1 << i`` (0..27, ``tiles.ALL_TILES`` order) and a hand is
+# an ``int`` of those bits. ``_FITS[v]`` holds the seven tiles with a half ``v``, so the tiles of
+# a hand that fit an end showing ``v`` are ``hand & _FITS[v]``, a subset of those seven. For every
+# side, value and such subset the plays are precomputed (:data:`_LEFT_PLAYS`, :data:`_RIGHT_PLAYS`:
+# 2 x 7 x 128 tuples of shared ``Move`` objects, tile order), so a position's legal moves are two
+# dict look-ups and a tuple join. :data:`_CODE` maps each play to what ``apply`` needs (its bit,
+# which end it needs and the value there, and the ends after it), and the ``*_CODES`` tables hold
+# the same plays as those codes, in the same order, for :meth:`BlockState.playout`. Built once at
+# import, from the rules' constants alone, and never changed: no state between calls.
+
+#: Which end a play goes to, in its code: the lead, the left end or the right end.
+_LEAD, _ON_LEFT, _ON_RIGHT = 0, 1, 2
 
 
-_PLAYABLE, (_LEFT_MOVES, _RIGHT_MOVES) = _build_tables()
+class _Code(NamedTuple):
+    """What :meth:`BlockState.apply` needs of a play, looked up by the move."""
+
+    bit: int  #: the tile's bit
+    side: int  #: :data:`_LEAD`, :data:`_ON_LEFT` or :data:`_ON_RIGHT`
+    need: int  #: the value the end must show (-1, "no end yet", for the lead)
+    left: int  #: the left end after the play (-1: unchanged)
+    right: int  #: the right end after the play (-1: unchanged)
+
+
+_FITS: tuple[int, ...] = tuple(
+    sum(1 << i for i, (a, b) in enumerate(ALL_TILES) if value in (a, b)) for value in range(7)
+)
+
+
+def _subsets(mask: int) -> list[int]:
+    """Every subset of the bits of ``mask``, 0 included."""
+    subsets = [0]
+    for i in indices_of(mask):
+        subsets += [s | 1 << i for s in subsets]
+    return subsets
+
+
+def _side_tables(
+    side: str,
+) -> tuple[
+    tuple[dict[int, tuple[Move, ...]], ...], tuple[dict[int, tuple[tuple[int, int, int], ...]], ...]
+]:
+    """Per end value: {tiles of a hand fitting it: the plays there} as moves and as playout codes
+    ``(bit, 0 for the left end or 1 for the right, the new value of that end)``."""
+    on_right = int(side == RIGHT)
+    moves = []
+    codes = []
+    for value in range(7):
+        # One shared Move per tile here; each subset's tuple lists some of them.
+        single = {i: play(t, side, t[0] + t[1] - value) for i, t in enumerate(ALL_TILES)}
+        move_of = {}
+        code_of = {}
+        for subset in _subsets(_FITS[value]):
+            tiles = [(i, ALL_TILES[i]) for i in indices_of(subset)]
+            move_of[subset] = tuple(single[i] for i, _t in tiles)
+            code_of[subset] = tuple((1 << i, on_right, t[0] + t[1] - value) for i, t in tiles)
+        moves.append(move_of)
+        codes.append(code_of)
+    return tuple(moves), tuple(codes)
+
+
+_LEFT_PLAYS, _LEFT_CODES = _side_tables(LEFT)
+_RIGHT_PLAYS, _RIGHT_CODES = _side_tables(RIGHT)
 _LEAD_MOVES: tuple[Move, ...] = tuple(play(t, None, t[1]) for t in ALL_TILES)
+#: Per 7-bit slice of a hand (bits 0-6, 7-13, 14-20, 21-27): its leads as ``(bit, low, high)``.
+_LEAD_CODES: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+    tuple(
+        tuple((1 << i, *ALL_TILES[i]) for i in indices_of(chunk << shift)) for chunk in range(128)
+    )
+    for shift in (0, 7, 14, 21)
+)
+_CODE: dict[Move, _Code] = {
+    **{m: _Code(TILE_BIT[m.tile], _LEAD, -1, *m.tile) for m in _LEAD_MOVES if m.tile},
+    **{
+        m: _Code(TILE_BIT[m.tile], _ON_LEFT, m.tile[0] + m.tile[1] - m.out, m.out, -1)
+        for table in _LEFT_PLAYS
+        for plays in table.values()
+        for m in plays
+        if m.tile and m.out is not None
+    },
+    **{
+        m: _Code(TILE_BIT[m.tile], _ON_RIGHT, m.tile[0] + m.tile[1] - m.out, -1, m.out)
+        for table in _RIGHT_PLAYS
+        for plays in table.values()
+        for m in plays
+        if m.tile and m.out is not None
+    },
+}
 _PASS_ONLY: tuple[Move, ...] = (PASS,)
-
-# Memo of the plays on one end, per side and end value: {tiles of the hand matching it: the
-# moves, in tile order}. Keys are subsets of the seven tiles holding one value, so each memo
-# holds at most 2**7 entries.
-_LEFT_MEMO: tuple[dict[int, tuple[Move, ...]], ...] = tuple({0: ()} for _ in range(7))
-_RIGHT_MEMO: tuple[dict[int, tuple[Move, ...]], ...] = tuple({0: ()} for _ in range(7))
-
-
-def _end_moves(
-    memo: dict[int, tuple[Move, ...]], table: tuple[Move | None, ...], tiles: int
-) -> tuple[Move, ...]:
-    """The plays of ``tiles`` (a bit set of tiles matching the end) on one end; memoised."""
-    moves = tuple(m for i in indices_of(tiles) if (m := table[i]) is not None)
-    memo[tiles] = moves
-    return moves
-
-
-def _plays(left: int, right: int, on_left: int, on_right: int) -> tuple[Move, ...]:
-    """The plays on ends ``left`` and ``right`` of the tiles ``on_left`` and ``on_right`` (bit
-    sets of tiles matching each): left plays first, then right, each in tile order."""
-    plays = _LEFT_MEMO[left].get(on_left)
-    if plays is None:
-        plays = _end_moves(_LEFT_MEMO[left], _LEFT_MOVES[left], on_left)
-    if on_right:
-        more = _RIGHT_MEMO[right].get(on_right)
-        if more is None:
-            more = _end_moves(_RIGHT_MEMO[right], _RIGHT_MOVES[right], on_right)
-        plays += more
-    return plays
 
 
 class BlockState(HandState):
@@ -201,23 +248,39 @@ class BlockState(HandState):
                 legal = tuple(map(_LEAD_MOVES.__getitem__, indices_of(hand)))
             else:
                 right = self.right
-                on_left = hand & _PLAYABLE[left]
-                on_right = hand & _PLAYABLE[right]
-                legal = _plays(left, right, on_left, on_right) if on_left | on_right else _PASS_ONLY
+                legal = (
+                    _LEFT_PLAYS[left][hand & _FITS[left]] + _RIGHT_PLAYS[right][hand & _FITS[right]]
+                ) or _PASS_ONLY
         self._legal = legal
         return legal
 
     def apply(self, move: Move) -> BlockState:
         """The state after ``move``; raises :class:`IllegalMoveError` when it is not legal."""
-        legal = self._legal
-        if legal is None:
-            legal = self.legal_moves()
-        # Moves from legal_moves() are shared singletons, so this usually stops at identity.
-        if move not in legal:
-            raise IllegalMoveError(move, legal, self.ends)
+        try:
+            code = _CODE.get(move)  # the plays of Block; None for PASS and for non-moves
+        except TypeError:  # a field that cannot be hashed: not one of our moves
+            code = None
         seat = self.to_move
-        assert seat is not None  # legal is empty when the hand is over
+        if code is None or seat is None or self.retired:
+            # PASS, a move that is no play, the hand over, or a seat retired: the general check.
+            legal = self.legal_moves()
+            if move not in legal:
+                raise IllegalMoveError(move, legal, self.ends)
+            if code is None:
+                return self._passed()
+        assert seat is not None
+        bit, side, need, new_left, new_right = code
+        hands = self.hands
+        hand = hands[seat]
+        # The tile is in hand and its end shows the value it needs (-1 before the lead).
+        if not hand & bit or need != (self.right if side == _ON_RIGHT else self.left):
+            legal = self.legal_moves()
+            raise IllegalMoveError(move, legal, self.ends)
+        hand ^= bit
         other = seat ^ 1
+        other_hand = hands[other]
+        left = self.left if new_left < 0 else new_left
+        right = self.right if new_right < 0 else new_right
         # Built field by field (not copied, then patched): apply() is every playout's hot path.
         new = object.__new__(BlockState)
         new.rules = self.rules
@@ -232,58 +295,95 @@ class BlockState(HandState):
         new._count = self._count + 1
         new._public = self._public
         new._history = ((seat, move, None), self._history)
-        if move.tile is None:  # PASS: the other seat can play (else the hand would be over)
-            new.hands = self.hands
-            new.left = self.left
-            new.right = self.right
-            new.to_move = other
-            return new
-        tile = move.tile
-        assert tile is not None
-        h0, h1 = self.hands
-        if seat:
-            h1 &= ~TILE_BIT[tile]
-            hand, other_hand = h1, h0
-        else:
-            h0 &= ~TILE_BIT[tile]
-            hand, other_hand = h0, h1
-        new.hands = (h0, h1)
-        end = move.end
-        if end is None:
-            left, right = tile
-        else:
-            out = move.out
-            assert out is not None  # every play names its outward half
-            if end == LEFT:
-                left, right = out, self.right
-            else:
-                left, right = self.left, out
+        new.hands = (other_hand, hand) if seat else (hand, other_hand)
         new.left = left
         new.right = right
         if not hand:
             new.to_move = None
-            new._outcome = new._finish(HandEnd.DOMINO)
+            new._outcome = _hand_outcome(HandEnd.DOMINO, new.hands, retired, self.scores)
             return new
-        on_left = _PLAYABLE[left]
-        on_right = _PLAYABLE[right]
+        reach = _FITS[left] | _FITS[right]
         if retired:
             if retired >> other & 1:
                 other_hand = 0
             if retired >> seat & 1:
                 hand = 0
-        elif other_hand & (on_left | on_right):
-            # The other seat plays: its legal moves are known here at little cost, and every
-            # caller asks for them next.
-            new.to_move = other
-            new._legal = _plays(left, right, other_hand & on_left, other_hand & on_right)
-            return new
-        reach = on_left | on_right
         if other_hand & reach or hand & reach:
             new.to_move = other  # it plays, or passes so that this seat moves again
         else:
             new.to_move = None
-            new._outcome = new._finish(HandEnd.BLOCK)
+            new._outcome = _hand_outcome(HandEnd.BLOCK, new.hands, retired, self.scores)
         return new
+
+    def _passed(self) -> BlockState:
+        """The state after the seat to move passes (legal: checked by :meth:`apply`)."""
+        seat = self.to_move
+        assert seat is not None
+        new = self._clone()
+        new._legal = None
+        new._count = self._count + 1
+        new._history = ((seat, PASS, None), self._history)
+        new.to_move = seat ^ 1  # the other seat can play (else the hand would be over)
+        return new
+
+    def playout(self, rng: Chooser) -> Playout:
+        """Play the hand to its end with uniformly random legal moves: the fast path of
+        :func:`arena.games.api.random_playout`, with no states built.
+
+        Exactly the hand that ``state = state.apply(rng.choice(state.legal_moves()))`` until
+        ``outcome()`` plays, with the same calls of ``rng.choice`` on sequences of the same
+        length and order (``PASS`` choices included), so the outcome is the same.
+        """
+        done = self._outcome
+        if done is not None:
+            return Playout(done, 0, 0)
+        if self.retired:  # rare (a bot failed): the verbs, one move at a time
+            return verb_playout(self, rng)
+        choice = rng.choice
+        seat = self.to_move
+        assert seat is not None
+        left_codes, right_codes, fits = _LEFT_CODES, _RIGHT_CODES, _FITS
+        # The mover's hand and the other's, swapped after every turn; ``seat`` says whose.
+        hand = self.hands[seat]
+        other = self.hands[seat ^ 1]
+        left = self.left
+        right = self.right
+        plays = passes = 0
+        kind = HandEnd.DOMINO
+        if left < 0:  # the lead: any tile of the hand
+            c0, c1, c2, c3 = _LEAD_CODES
+            bit, left, right = choice(
+                c0[hand & 127] + c1[hand >> 7 & 127] + c2[hand >> 14 & 127] + c3[hand >> 21]
+            )
+            hand ^= bit
+            plays = 1
+            if not hand:  # the lead was the hand's last tile
+                hands = (other, hand) if seat else (hand, other)
+                return Playout(_hand_outcome(kind, hands, 0, self.scores), 1, 0)
+            hand, other = other, hand
+            seat ^= 1
+        while True:
+            codes = left_codes[left][hand & fits[left]] + right_codes[right][hand & fits[right]]
+            if codes:
+                bit, on_right, out = choice(codes)
+                hand ^= bit
+                plays += 1
+                if on_right:
+                    right = out
+                else:
+                    left = out
+                if not hand:
+                    break  # a domino
+            elif other & (fits[left] | fits[right]):
+                choice(_PASS_ONLY)  # as the verbs would, so that the random stream stays in step
+                passes += 1
+            else:
+                kind = HandEnd.BLOCK
+                break
+            hand, other = other, hand
+            seat ^= 1
+        hands = (other, hand) if seat else (hand, other)
+        return Playout(_hand_outcome(kind, hands, 0, self.scores), plays, passes)
 
     def outcome(self) -> HandOutcome | None:
         """``None`` while the hand goes on, else the result and the award."""
@@ -326,33 +426,33 @@ class BlockState(HandState):
         lead = self.left < 0
         if lead and new.to_move == seat and not retired >> other & 1:
             new.to_move = new.leader = other
-        reach = -1 if lead else _PLAYABLE[self.left] | _PLAYABLE[self.right]
+        reach = -1 if lead else _FITS[self.left] | _FITS[self.right]
         if not any(self.hands[s] & reach and not retired >> s & 1 for s in range(PLAYERS)):
             new.to_move = None
-            new._outcome = new._finish(HandEnd.BLOCK)
+            new._outcome = _hand_outcome(HandEnd.BLOCK, new.hands, retired, new.scores)
         return new
-
-    # -- hand end ------------------------------------------------------------------------------
-
-    def _finish(self, kind: HandEnd) -> HandOutcome:
-        """The outcome: the seat in play with fewer pips wins the other hand's pips."""
-        p0 = pips_of(self.hands[0])
-        p1 = pips_of(self.hands[1])
-        retired = self.retired
-        winners: tuple[int, ...]
-        if retired == 3 or (p0 == p1 and not retired):  # nobody scores
-            winners, award = _DRAWN, (0, 0)
-        elif retired == 1 or (p1 < p0 and retired != 2):  # seat 0 retired, or 1 has fewer
-            winners, award = _SEAT_1_WINS, (0, p0)
-        else:
-            winners, award = _SEAT_0_WINS, (p1, 0)
-        s0, s1 = self.scores
-        return HandOutcome(kind, winners, award, (s0 + award[0], s1 + award[1]), (p0, p1))
 
 
 _SEAT_0_WINS = (0,)
 _SEAT_1_WINS = (1,)
 _DRAWN = (0, 1)
+
+
+def _hand_outcome(
+    kind: HandEnd, hands: Sequence[int], retired: int, scores: tuple[int, ...]
+) -> HandOutcome:
+    """The outcome: the seat in play with fewer pips wins the other hand's pips."""
+    p0 = pips_of(hands[0])
+    p1 = pips_of(hands[1])
+    winners: tuple[int, ...]
+    if retired == 3 or (p0 == p1 and not retired):  # nobody scores
+        winners, award = _DRAWN, (0, 0)
+    elif retired == 1 or (p1 < p0 and retired != 2):  # seat 0 retired, or 1 has fewer
+        winners, award = _SEAT_1_WINS, (0, p0)
+    else:
+        winners, award = _SEAT_0_WINS, (p1, 0)
+    s0, s1 = scores
+    return HandOutcome(kind, winners, award, (s0 + award[0], s1 + award[1]), (p0, p1))
 
 
 # -- starting a hand ---------------------------------------------------------------------------
@@ -399,10 +499,12 @@ def start_hand(
     """
     _check_players(players)
     _hands, masks, stock = checked_deal(deal, PLAYERS, HAND_SIZE, "block hands hold")
-    eligible = [s for s in range(PLAYERS) if s not in retired]
-    if not eligible:
+    if not retired or 0 not in retired:
+        leader = 0
+    elif 1 not in retired:
+        leader = 1
+    else:
         raise ValueError("every seat is retired")
-    leader = eligible[0]
     state = BlockState._new_hand(rules, PLAYERS, tuple(masks), stock, leader, scores, retired)
     state.left = state.right = -1
     state.to_move = leader
