@@ -37,7 +37,7 @@ import trio  # noqa: E402
 import arena.tournament.runner as runner_module  # noqa: E402
 from arena.games.registry import get_game  # noqa: E402
 from arena.replay import Status  # noqa: E402
-from arena.tournament.jobs import Job, JobDone, MatchSummary, SeatSummary  # noqa: E402
+from arena.tournament.jobs import Job, JobDone, JobEvent, MatchSummary, SeatSummary  # noqa: E402
 from arena.tournament.live import LiveReporter, PlainReporter, Reporter  # noqa: E402
 from arena.tournament.runner import (  # noqa: E402
     RunOptions,
@@ -158,6 +158,7 @@ class InstantPool:
         jobs: Iterable[Job],
         on_started: Callable[[int], Awaitable[None]],
         on_done: Callable[[JobDone], Awaitable[None]],
+        on_event: Callable[[JobEvent], None] | None = None,
     ) -> None:
         for job in jobs:
             await on_started(job.table)

@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import REPO
-from tests.serve.service import free_port, get_json, request, running, sse_events
+from tests.serve.service import (
+    free_port,
+    get_json,
+    json_or_none,
+    request,
+    running,
+    sse_events,
+    wait_for,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -26,6 +34,12 @@ def server(finished_tournament: Path, tmp_path_factory: pytest.TempPathFactory):
     with running(
         ["serve", str(finished_tournament), "--listen", f"127.0.0.1:{port}"], port, REPO
     ) as service:
+        # The database is read once the server listens: wait until both matches are there,
+        # so no test sees the state change under it.
+        wait_for(
+            "the finished matches",
+            lambda: len((json_or_none(port, "/api/state") or {"finished": []})["finished"]) == 2,
+        )
         yield service
 
 

@@ -94,14 +94,16 @@ def test_a_client_that_stops_reading_is_dropped(tmp_path: Path) -> None:
     server keeps at most its ring of events."""
     port = free_port()
     out = tmp_path / "out"
-    args = ["tournament", GREEDY, RANDOM, GREEDY, "--rounds", "4", "--hands", "30"]
+    # Far more matches than the test waits for (it stops the server once the client is
+    # dropped), so the events keep coming however fast the machine plays them.
+    args = ["tournament", GREEDY, RANDOM, GREEDY, "--rounds", "200", "--hands", "30"]
     args += ["--seed", "5", "--out", str(out), "--serve", f"127.0.0.1:{port}"]
-    with running(args, port, REPO):
-        stalled = socket.socket()
+    with running(args, port, REPO), contextlib.ExitStack() as sockets:
+        stalled = sockets.enter_context(socket.socket())
         stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         stalled.connect(("127.0.0.1", port))
         stalled.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-        reading = socket.create_connection(("127.0.0.1", port))
+        reading = sockets.enter_context(socket.create_connection(("127.0.0.1", port)))
         reading.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
         reading.settimeout(0.2)
         received = 0
@@ -117,8 +119,6 @@ def test_a_client_that_stops_reading_is_dropped(tmp_path: Path) -> None:
         assert received > 0
         stalled.settimeout(10)
         assert _read_to_close(stalled)  # what was buffered, then the server's close
-        stalled.close()
-        reading.close()
 
 
 def _read_to_close(sock: socket.socket) -> bool:

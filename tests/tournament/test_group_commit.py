@@ -15,7 +15,7 @@ import trio
 
 import arena.tournament.runner as runner_module
 from arena.tournament.batches import Batcher
-from arena.tournament.jobs import Job, JobDone
+from arena.tournament.jobs import Job, JobDone, JobEvent
 from arena.tournament.live import RunProgress
 from arena.tournament.runner import RunOptions, TournamentRun
 from arena.tournament.standings import StandingsTally, compute_standings
@@ -117,6 +117,7 @@ class InstantPool:
         jobs: Iterable[Job],
         on_started: Callable[[int], Awaitable[None]],
         on_done: Callable[[JobDone], Awaitable[None]],
+        on_event: Callable[[JobEvent], None] | None = None,
     ) -> None:
         for job in jobs:
             await on_started(job.table)
@@ -195,6 +196,7 @@ class FailingPool(InstantPool):
         jobs: Iterable[Job],
         on_started: Callable[[int], Awaitable[None]],
         on_done: Callable[[JobDone], Awaitable[None]],
+        on_event: Callable[[JobEvent], None] | None = None,
     ) -> None:
         for job in jobs:
             self.jobs.append(job.table)
