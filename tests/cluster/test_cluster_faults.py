@@ -53,10 +53,26 @@ def local_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return standings(out / "tournament.db")
 
 
+#: The coordinators a test started: the fixture below stops any still running at its end.
+_started: list[Coordinator] = []
+
+
+@pytest.fixture(autouse=True)
+def _stop_coordinators() -> Iterator[None]:
+    """A test that fails half-way leaves no ``arena tournament`` running, nor its pipes."""
+    yield
+    while _started:
+        run = _started.pop()
+        if run.process.poll() is None:
+            run.process.kill()
+        run.process.communicate()
+
+
 class Coordinator:
     """``arena tournament --cluster`` running in the background, with its events file."""
 
     def __init__(self, out: Path, *args: str) -> None:
+        _started.append(self)
         self.out = out
         self.events = out.parent / "events.jsonl"
         self.process = subprocess.Popen(

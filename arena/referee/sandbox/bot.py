@@ -51,6 +51,9 @@ log = logging.getLogger("arena.referee.sandbox")
 #: Warnings about one bot (its paths), each logged once per referee process.
 bot_log = logging.getLogger("arena.referee.sandbox.bots")
 _warned: set[str] = set()
+#: Seconds a wrapped bot's shell waits for the referee to open the bot's FIFOs before it ends
+#: itself: a little more than the referee waits for it (`arena.referee.spawn`, 10 s).
+SANDBOX_CONNECT_TIMEOUT_S = 12
 
 
 class BotSandbox:
@@ -227,7 +230,21 @@ class BotSandbox:
             # stdout first: the referee holds its read end already, so that open returns at
             # once; the stdin open then waits for the referee, which thereby knows both are
             # connected. exec leaves no shell behind.
-            steps.append('exec >"$1" <"$2" && shift 2 && exec "$@"')
+            #
+            # The timer ends this shell when the referee never connects: it died (kill -9 of
+            # a tournament or cluster worker) while the wrapper was still setting up the
+            # namespaces, before bwrap's pid 1 had its parent-death signal, so nothing else
+            # would ever end this sandbox. A trapped signal, because under unshare this
+            # shell is its namespace's pid 1, which ignores a KILL from inside: it
+            # interrupts the FIFO's open, and the shell exits. The timer is killed once both
+            # FIFOs are open (exec resets the trap); its `sleep`, which holds none of the
+            # bot's descriptors, ends by itself.
+            steps.append("trap 'exit 125' USR1")
+            steps.append(
+                f"{{ sleep {SANDBOX_CONNECT_TIMEOUT_S}; kill -USR1 $$; }}"
+                " </dev/null >/dev/null 2>&1 &"
+            )
+            steps.append('exec >"$1" <"$2" && kill -KILL $! && shift 2 && exec "$@"')
             fifos = [self.stdout_fifo, self.stdin_fifo]
             return [SHELL, "-c", "\n".join(steps), "sh", *fifos, *command]
         if steps:

@@ -169,6 +169,7 @@ def make_preexec(
     pid to ``procs_files``), sets ``limits``, ``no_new_privs``, (``drop_caps``) an empty bounding
     set, (``drop``) the bot's uid and gid, and its parent-death signal."""
     prctl = _prctl
+    parent = os.getpid()  # the referee: this closure is made there, before the fork
 
     def preexec() -> None:
         # Runs between fork and exec: only system calls, nothing that takes a lock.
@@ -197,5 +198,9 @@ def make_preexec(
             # Dies with the thread that forked it (the referee's spawner thread, which lives
             # as long as the referee); set after the uid change, which would clear it.
             prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:
+                # The referee died between the fork and the line above: the signal it would
+                # have sent is sent now.
+                os.kill(os.getpid(), signal.SIGKILL)
 
     return preexec

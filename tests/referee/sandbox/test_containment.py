@@ -594,6 +594,46 @@ def test_bots_die_with_a_killed_referee_and_leftovers_are_reaped(
     assert not [name for name in os.listdir(tempfile.gettempdir()) if f".{referee.pid}." in name]
 
 
+@pytest.mark.parametrize("mechanism", NAMESPACED, ids=lambda m: m.value)
+def test_a_sandbox_whose_referee_never_connects_ends_by_itself(
+    capabilities: Capabilities, mechanism: Mechanism, marker: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wrapped bot whose referee died before opening its FIFOs ends within the timer.
+
+    What a referee killed while bwrap was still setting up (before its pid 1 had a
+    parent-death signal) leaves behind: a sandbox whose shell waits for the FIFOs forever.
+    Here nobody ever opens them; the timer (1 s here, 12 s in use) ends the whole sandbox.
+    """
+    from arena.referee.sandbox import bot as sandbox_bot
+
+    monkeypatch.setattr(sandbox_bot, "SANDBOX_CONNECT_TIMEOUT_S", 1)
+    plan = make_plan(capabilities, mechanism)
+    box = plan.prepare(bot("linger", marker))
+    try:
+        assert box.stdin_fifo is not None, "a wrapped bot reads its stdin from a FIFO"
+        wrapper = subprocess.Popen(
+            box.argv,
+            cwd=box.cwd,
+            env=box.env,
+            preexec_fn=box.preexec_fn,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            wrapper.wait(timeout=10)
+        finally:
+            if wrapper.poll() is None:
+                os.killpg(wrapper.pid, signal.SIGKILL)
+                wrapper.wait()
+        assert wait_gone(marker, within=5.0) < 5.0
+        assert live_processes_with(marker) == []
+        assert python_processes(marker) == [], "the bot never started"
+    finally:
+        box.close()
+
+
 def test_bot_outlives_the_thread_that_could_have_spawned_it(
     capabilities: Capabilities, mechanism: Mechanism, marker: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
