@@ -9,7 +9,8 @@ and its match given to another.
 
 `DaskPool.run` has the contract of `arena.tournament.pool.WorkerPool.run`: jobs are taken
 lazily (at most twice as many in flight as the cluster runs at once, so the scheduler always
-has the next match ready), ``on_started`` is awaited when a worker begins a match and
+has the next match ready; the cluster's size is looked at every second, so workers that join
+during the run take matches at once), ``on_started`` is awaited when a worker begins a match and
 ``on_done`` for each result as its task finishes, before the next job is taken. The
 coordinator writes each replay (and failure bundle) into its out folder; Dask runs a match
 again elsewhere when its worker dies, and its result is taken once.
@@ -68,6 +69,9 @@ if TYPE_CHECKING:
 MAX_REFUSALS_PER_MATCH = 20
 #: Seconds the start waits for a first worker when the scheduler has none.
 WORKER_WAIT_S = 30.0
+#: Seconds between two looks at the cluster's size during a run (workers that joined since
+#: get matches at once).
+CAPACITY_EVERY_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,25 @@ class DaskPool:
     def capacity(self) -> int:
         """How many matches run at once on the cluster as the start found it."""
         return self._capacity
+
+    def current_capacity(self) -> int | None:
+        """How many matches the cluster runs at once now (workers join and leave during a
+        run; refused ones do not count); ``None`` when the scheduler does not answer. Blocks:
+        call it in a thread."""
+        run = self._run
+        try:
+            workers = run.client.scheduler_info()["workers"]
+        except Exception:  # lost: the run's own handling of a lost scheduler says so
+            return None
+        total = 0
+        for address, info in workers.items():
+            if address in run.refused:
+                continue
+            if run.resources is not None:
+                total += int(info.get("resources", {}).get(checks.CPU, 0))
+            else:
+                total += int(info.get("nthreads", 0))
+        return total
 
     def where_played(self) -> list[str]:
         """How many matches each worker played, with its host and sandbox mechanism."""
@@ -184,17 +207,36 @@ class DaskPool:
         self._on_event = on_topic
         source = iter(jobs)
         exhausted = False
+        # Twice as many in flight as the cluster runs at once, so that every worker has its
+        # next match queued; the cluster's size is looked at again every second.
         limit = 2 * max(1, self._capacity)
+        filling = trio.Lock()
+
+        async def fill() -> None:
+            nonlocal exhausted
+            async with filling:
+                while not exhausted and len(pending) < limit:
+                    job = next(source, None)
+                    if job is None:
+                        exhausted = True
+                        break
+                    await trio.to_thread.run_sync(submit, job)
+
+        async def follow_capacity() -> None:
+            nonlocal limit
+            while not exhausted:
+                await trio.sleep(CAPACITY_EVERY_S)
+                now = await trio.to_thread.run_sync(self.current_capacity, abandon_on_cancel=True)
+                if now is not None and 2 * max(1, now) != limit:
+                    limit = 2 * max(1, now)
+                    await fill()
+
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(tell_started)
+                nursery.start_soon(follow_capacity)
                 while True:
-                    while not exhausted and len(pending) < limit:
-                        job = next(source, None)
-                        if job is None:
-                            exhausted = True
-                            break
-                        await trio.to_thread.run_sync(submit, job)
+                    await fill()
                     if not pending:
                         break
                     job, future = await finished.receive()

@@ -291,3 +291,41 @@ def test_scheduler_back_in_time_finishes_the_run(
     assert code == 0, err
     assert_recorded_once(run)
     assert standings(out / "tournament.db") == local_run
+
+
+def most_at_once(run: Coordinator) -> int:
+    """The most matches the events file shows started and not yet finished at one time."""
+    running: set[int] = set()
+    most = 0
+    for line in run.events.read_text().splitlines():
+        event = json.loads(line)
+        if event["event"] == "match_started":
+            running.add(event["table"])
+        elif event["event"] == "match_finished":
+            running.discard(event["table"])
+        most = max(most, len(running))
+    return most
+
+
+def test_workers_that_join_mid_run_take_matches_at_once(tmp_path: Path) -> None:
+    """Two workers started in the middle of a run (one worker until then) get the bots from
+    the arena's plugin and are given matches at once: three matches run at the same time
+    (the run had sized itself for one worker), every match is recorded once."""
+    cluster = start_cluster(tmp_path / "dask", workers=1)
+    try:
+        out = tmp_path / "t"
+        length = ["--hands", "6", "--seed", "11"]  # about 2 s a match
+        run = Coordinator(out, *BOTS, *length, "--out", str(out), "--cluster", cluster.address)
+        run.wait_mid_run()
+        assert len(run.tables("match_finished")) <= 2, "the run went too fast for this test"
+        cluster.start_worker("late-1")
+        cluster.start_worker("late-2")
+        code, stdout, err = run.finish()
+        assert code == 0, stdout + err
+    finally:
+        assert not cluster.stop(), "processes of the cluster survived"
+    assert_recorded_once(run)
+    played = [line for line in err.splitlines() if " played on worker " in line]
+    assert len(played) == 3, err
+    assert "refused" not in err
+    assert most_at_once(run) == 3
