@@ -65,7 +65,8 @@ class BotArchives(WorkerPlugin):
 
     def setup(self, worker: Any) -> None:
         """Unpack every archive not already on this host (a worker without the arena skips
-        it: its first task says it has none)."""
+        it: its first task says it has none); pause the worker's statistical profiler for
+        as long as the plugin is registered (the run)."""
         if _version(self.distribution) is None:
             return
         try:
@@ -73,6 +74,53 @@ class BotArchives(WorkerPlugin):
         except ImportError:
             return
         unpack_archives(self.archives)
+        pause_profiler(worker)
+
+    def teardown(self, worker: Any) -> None:
+        """The run is over: the worker's profiler runs again (unless another run goes on)."""
+        resume_profiler(worker)
+
+
+#: Dask's periodic callbacks of the statistical profiler (`distributed.worker.profile`).
+PROFILER_CALLBACKS = ("profile", "profile-cycle")
+#: The attribute of a worker that counts the runs that paused its profiler.
+_PAUSES = "_matador_arena_profiler_pauses"
+
+
+def pause_profiler(worker: Any) -> None:
+    """Stop the worker's statistical profiler (kept stopped while any run needs it).
+
+    It samples every thread's stack 100 times a second while holding the GIL: in a match's
+    thread that cost about 8% of the referee's CPU, and each sample delays the referee's
+    reading of a bot's answer, so the bots' clocks would be charged for it.
+    """
+    pauses = getattr(worker, _PAUSES, None)
+    if pauses is None:
+        running = [
+            name
+            for name in PROFILER_CALLBACKS
+            if (callback := worker.periodic_callbacks.get(name)) is not None
+            and callback.is_running()
+        ]
+        pauses = {"count": 0, "stopped": running}
+        setattr(worker, _PAUSES, pauses)
+        for name in running:
+            worker.periodic_callbacks[name].stop()
+    pauses["count"] += 1
+
+
+def resume_profiler(worker: Any) -> None:
+    """Undo one `pause_profiler`; the last one starts the callbacks it stopped again."""
+    pauses = getattr(worker, _PAUSES, None)
+    if pauses is None:
+        return
+    pauses["count"] -= 1
+    if pauses["count"] <= 0:
+        delattr(worker, _PAUSES)
+        for name in pauses["stopped"]:
+            callback = worker.periodic_callbacks.get(name)
+            if callback is not None:
+                callback.start()
 
 
 def register() -> None:

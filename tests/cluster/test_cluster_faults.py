@@ -329,3 +329,30 @@ def test_workers_that_join_mid_run_take_matches_at_once(tmp_path: Path) -> None:
     assert len(played) == 3, err
     assert "refused" not in err
     assert most_at_once(run) == 3
+
+
+def profilers_running(cluster: DaskCluster) -> dict[str, bool]:
+    """Whether each worker's statistical profiler (Dask's periodic callback) is running."""
+    from distributed import Client
+
+    def running(dask_worker: Any) -> bool:
+        return bool(dask_worker.periodic_callbacks["profile"].is_running())
+
+    with Client(cluster.address, set_as_default=False) as client:
+        answers: dict[str, bool] = client.run(running)
+    return answers
+
+
+def test_workers_profiler_is_paused_while_a_run_plays(cluster: DaskCluster, tmp_path: Path) -> None:
+    """Dask's statistical profiler (100 stack samples a second, holding the GIL, in the thread
+    that referees) is stopped on every worker while a run plays, and runs again after it."""
+    assert set(profilers_running(cluster).values()) == {True}
+    out = tmp_path / "t"
+    run = Coordinator(out, *BOTS, *LENGTH, "--out", str(out), "--cluster", cluster.address)
+    run.wait_mid_run()
+    during = profilers_running(cluster)
+    code, stdout, err = run.finish()
+    assert code == 0, stdout + err
+    assert len(during) == 2
+    assert set(during.values()) == {False}
+    assert set(profilers_running(cluster).values()) == {True}
