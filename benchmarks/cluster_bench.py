@@ -17,7 +17,12 @@ Rows:
   (``(steady time * slots - sum of the replays' duration_s) / matches``: dispatch, start-up of
   the match, replay writing, result delivery); ``overhead ms`` is Dask's ``slot ms`` less the
   local pool's. Targets: Dask >= 90% of the local pool's
-  matches/s with 20-hand matches; overhead <= 5 ms.
+  matches/s with 20-hand matches; overhead <= 5 ms. A second table splits the CPU each match
+  cost by process: this process (the coordinator: its every thread), and for Dask the
+  scheduler, the nannies, the worker processes (Dask's threads and the referee's) and the bots
+  (the workers' reaped children); for the local pool the worker processes and their bots
+  together (its reaped children, since they end with the pool: their start-up is in it, while
+  the Dask workers were started before).
 - ``coordinator`` (``--coordinator``): results recorded per second with instant synthetic
   matches (`coordinator_load`). Target: >= 2,000/s.
 
@@ -41,6 +46,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -56,6 +62,9 @@ from arena.tournament.live import PlainReporter  # noqa: E402
 from arena.tournament.runner import RunOptions, TournamentRun  # noqa: E402
 from arena.tournament.session import open_new  # noqa: E402
 from arena.tournament.settings import TournamentSettings  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.cluster.dask_procs import DaskCluster
 
 TARGET_SHARE = 0.90
 TARGET_OVERHEAD_MS = 5.0
@@ -74,6 +83,7 @@ class PoolRow:
     wall_s: float
     steady_s: float
     play_s: float
+    cpu_s: dict[str, float]
 
     @property
     def slot_ms(self) -> float:
@@ -90,8 +100,40 @@ class PoolRow:
         return self.matches / self.steady_s
 
 
+CPU_ROLES = ("coordinator", "scheduler", "nannies", "workers", "bots", "workers+bots")
+
+
+def cpu_by_role(cluster: DaskCluster) -> dict[str, float]:
+    """CPU seconds so far of this process and the cluster's, by role (see the docstring): the
+    cluster's first process is the scheduler, the others are nannies, the nannies' children
+    the worker processes, and theirs (reaped) the bots."""
+    import psutil
+
+    times = psutil.Process().cpu_times()
+    seconds = dict.fromkeys(CPU_ROLES, 0.0)
+    seconds["coordinator"] = times.user + times.system
+    seconds["workers+bots"] = times.children_user + times.children_system
+    for index, leader in enumerate(cluster.processes):
+        try:
+            process = psutil.Process(leader.pid)
+            own = process.cpu_times()
+            seconds["scheduler" if index == 0 else "nannies"] += own.user + own.system
+            for child in process.children() if index else []:
+                worker = child.cpu_times()
+                seconds["workers"] += worker.user + worker.system
+                seconds["bots"] += worker.children_user + worker.children_system
+        except psutil.Error:
+            continue
+    return seconds
+
+
 def run_tournament(
-    label: str, pool: str, commands: list[str], settings: TournamentSettings, address: str | None
+    label: str,
+    pool: str,
+    commands: list[str],
+    settings: TournamentSettings,
+    address: str | None,
+    cluster: DaskCluster | None = None,
 ) -> PoolRow:
     """One whole tournament in a temporary folder; fails loudly if a bot failed."""
     from arena.cluster.options import ClusterOptions
@@ -106,8 +148,8 @@ def run_tournament(
             reasons = "; ".join(f"{x.entrant.name}: {x.reason}" for x in opened.excluded)
             raise RuntimeError(f"bots left out of the benchmark tournament: {reasons}")
         try:
-            cluster = None if address is None else ClusterOptions(address)
-            options = RunOptions(out_dir=out, concurrency=SLOTS, workers=SLOTS, cluster=cluster)
+            remote = None if address is None else ClusterOptions(address)
+            options = RunOptions(out_dir=out, concurrency=SLOTS, workers=SLOTS, cluster=remote)
             runner = TournamentRun(opened.settings, opened.store, options, PlainReporter(null))
             marks = {"first": 0.0, "last": 0.0}
             started, finished = runner._started, runner._finished
@@ -122,9 +164,11 @@ def run_tournament(
 
             runner._started = on_started  # type: ignore[method-assign]
             runner._finished = on_finished  # type: ignore[method-assign]
+            before = cpu_by_role(cluster) if cluster is not None else {}
             w0 = time.perf_counter()
             trio.run(runner.run)
             w1 = time.perf_counter()
+            after = cpu_by_role(cluster) if cluster is not None else {}
         finally:
             opened.store.close()
     failed = [
@@ -143,7 +187,27 @@ def run_tournament(
         wall_s=w1 - w0,
         steady_s=marks["last"] - marks["first"],
         play_s=sum(r.summary.duration_s for r in runner.rows),
+        cpu_s={role: after[role] - before[role] for role in after},
     )
+
+
+def cpu_header() -> str:
+    roles = " ".join(f"{r:>12}" for r in CPU_ROLES)
+    return f"{'bots':<16} {'pool':<22} {roles} {'total':>8}"
+
+
+def cpu_line(row: PoolRow) -> str:
+    per_match = {role: seconds / row.matches * 1e3 for role, seconds in row.cpu_s.items()}
+    if "dask" in row.pool:
+        per_match["workers+bots"] = per_match["workers"] + per_match["bots"]
+        shown = {r: per_match[r] for r in CPU_ROLES}
+    else:
+        shown = {
+            r: per_match[r] if r in ("coordinator", "workers+bots") else None for r in CPU_ROLES
+        }
+    total = sum(v for r, v in shown.items() if v is not None and r not in ("workers", "bots"))
+    cells = " ".join(f"{'':>12}" if v is None else f"{v:>12.1f}" for v in shown.values())
+    return f"{row.bots:<16} {row.pool:<22} {cells} {total:>8.1f}"
 
 
 def pool_header() -> str:
@@ -190,7 +254,7 @@ def pool_rows(args: argparse.Namespace) -> None:
             for _ in range(args.repeat):
                 for label, commands, settings in tournaments:
                     for pool, address in pools:
-                        row = run_tournament(label, pool, commands, settings, address)
+                        row = run_tournament(label, pool, commands, settings, address, cluster)
                         key = (label, pool)
                         if key not in best or row.steady_per_s > best[key].steady_per_s:
                             best[key] = row
@@ -216,6 +280,14 @@ def pool_rows(args: argparse.Namespace) -> None:
             f"match (target <= {TARGET_OVERHEAD_MS:g}: "
             f"{'met' if extra <= TARGET_OVERHEAD_MS else 'NOT met'})"
         )
+    print()
+    print("CPU ms per match, by process (the same runs)")
+    print(cpu_header())
+    print("-" * len(cpu_header()))
+    for label, _, _ in tournaments:
+        for pool, _ in pools:
+            print(cpu_line(best[(label, pool)]))
+    print()
     for line in verdicts:
         print(line)
     if left:

@@ -42,8 +42,12 @@ class ClusterJob(msgspec.Struct, frozen=True, tag="match"):
     seats: list[ShippedBot]
     workdir: str
     build_timeout_s: float = 300.0
-    #: The run's Dask event topic: the task says there when its match starts.
+    #: The run's Dask event topic: the task says there when its match starts, and (a job
+    #: marked ``live``) sends its live events there in batches (`arena.cluster.live`).
     topic: str = ""
+    #: Seconds between two batches of a live job's events (the coordinator widens it for a
+    #: large cluster, so that the scheduler forwards a bounded number of batches a second).
+    live_every_s: float = 0.25
 
 
 class BotProblem(msgspec.Struct, frozen=True):

@@ -11,7 +11,8 @@ and its match given to another.
 lazily (at most twice as many in flight as the cluster runs at once, so the scheduler always
 has the next match ready; the cluster's size is looked at every second, so workers that join
 during the run take matches at once), ``on_started`` is awaited when a worker begins a match and
-``on_done`` for each result as its task finishes, before the next job is taken. The
+``on_done`` for each result as its task finishes, before the next job is taken; ``on_event``
+with each live event of a job marked ``live`` (`arena.cluster.live`). The
 coordinator writes each replay (and failure bundle) into its out folder; Dask runs a match
 again elsewhere when its worker dies, and its result is taken once.
 """
@@ -32,6 +33,7 @@ import trio
 from arena import SLUG
 from arena.cluster import bootstrap, checks
 from arena.cluster.connect import ClusterError, connect
+from arena.cluster.live import batch_interval, events_of
 from arena.cluster.lost import (
     SchedulerLostError,
     client_status,
@@ -56,6 +58,7 @@ from arena.cluster.ship import Archive, pack_command, pack_folder
 from arena.cluster.version import DISTRIBUTION, arena_version
 from arena.errors import ArenaError
 from arena.failure_report import write_failure_bundle
+from arena.live_events import MatchBegan
 from arena.replay import decode_replay, write_replay_bytes
 from arena.tournament.entrants import Entrant
 from arena.tournament.jobs import Job, JobDone, JobEvent
@@ -161,6 +164,7 @@ class DaskPool:
             workdir=os.getcwd(),
             build_timeout_s=run.build_timeout_s,
             topic=run.run_id,
+            live_every_s=batch_interval(self._capacity),
         )
         return encode(message)
 
@@ -171,12 +175,14 @@ class DaskPool:
         on_done: Callable[[JobDone], Awaitable[None]],
         on_event: Callable[[JobEvent], None] | None = None,
     ) -> None:
-        """Play every job (see the module's docstring for the contract). ``on_event`` (the live
-        server's moves) is not fed: a remote match is seen live when it starts and ends."""
+        """Play every job (see the module's docstring for the contract); ``on_event`` is fed
+        the live events of the jobs marked ``live``, as their workers send them in batches
+        (`arena.cluster.live`)."""
         run = self._run
         token = trio.lowlevel.current_trio_token()
         finished_send, finished = trio.open_memory_channel[tuple[Job, Any]](float("inf"))
         started_send, started = trio.open_memory_channel[int](float("inf"))
+        batch_send, batches = trio.open_memory_channel[bytes](float("inf"))
         done_tables: set[int] = set()
         pending: dict[str, tuple[Job, Future]] = {}
         refusals: dict[int, int] = {}
@@ -189,7 +195,11 @@ class DaskPool:
                 trio.from_thread.run_sync(channel.send_nowait, item, trio_token=token)
 
         def on_topic(event: tuple[float, Any]) -> None:
-            from_dask(started_send, int(event[1]))
+            message = event[1]
+            if isinstance(message, bytes):
+                from_dask(batch_send, message)
+            elif isinstance(message, int):
+                from_dask(started_send, message)
 
         def submit(job: Job) -> None:
             key = f"{run.run_id}-match-{job.table}-{uuid.uuid4().hex[:8]}"
@@ -202,6 +212,16 @@ class DaskPool:
             async for table in started:
                 if table not in done_tables:
                     await on_started(table)
+
+        async def feed_live() -> None:
+            async for batch in batches:
+                for message in events_of(batch):
+                    # A match already recorded is not begun again (a copy of its task that
+                    # Dask ran twice); its last batch may come after its result, and is fed.
+                    if on_event is not None and not (
+                        message.table in done_tables and isinstance(message.event, MatchBegan)
+                    ):
+                        on_event(message)
 
         run.client.subscribe_topic(run.run_id, on_topic)
         self._on_event = on_topic
@@ -234,6 +254,7 @@ class DaskPool:
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(tell_started)
+                nursery.start_soon(feed_live)
                 nursery.start_soon(follow_capacity)
                 while True:
                     await fill()

@@ -6,7 +6,8 @@ worker's sandbox plan exactly as on a local worker process (the sandbox, not Das
 bot's process tree, so a killed worker leaves no bot behind). The replay goes back to the
 coordinator as bytes, with the bots' folders and the working folder written as the
 coordinator's, so a rematch there plays the same match. Nothing is written on the worker but
-the unpacked bots and their builds.
+the unpacked bots and their builds. A job marked ``live`` sends its match's live events to the
+run's event topic as it plays (`arena.cluster.live`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import os
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 import trio
 
 from arena.cluster import ship
+from arena.cluster.live import LiveBatches, play_live
 from arena.cluster.messages import (
     BotProblem,
     ClusterJob,
@@ -173,6 +176,12 @@ def _worker() -> Any:
     return get_worker()
 
 
+def _topic_sender(topic: str) -> Callable[[bytes], None]:
+    """Sends a message to the run's event topic (Dask queues it: the match never waits)."""
+    worker = _worker()
+    return lambda data: worker.log_event(topic, data)
+
+
 def _worker_state() -> tuple[int, dict[str, float]]:
     state = _worker().state
     return state.nthreads, dict(state.total_resources)
@@ -250,7 +259,11 @@ def _play(message: ClusterJob, worker: str, host: str) -> Played | Refused:
             sandbox_settings=job.sandbox,
         )
         bots = [BotSpec(*_launch(s), b.name) for b, s in zip(job.bots, message.seats, strict=True)]
-        replay = trio.run(play_match, config, bots)
+        if job.live and message.topic:
+            batches = LiveBatches(job.table, _topic_sender(message.topic), message.live_every_s)
+            replay = trio.run(play_live, config, bots, batches)
+        else:
+            replay = trio.run(play_match, config, bots)
         # The replay says where the bots and the arena ran on the coordinator, as a local
         # run would: `arena rematch` there plays the same match.
         seats = [

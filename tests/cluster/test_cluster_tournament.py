@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from arena.cluster.ship import bot_dir, pack_folder
+from arena.replay import Action, read_replay
 from tests.cluster.dask_procs import DaskCluster, arena, start_cluster
 from tests.helpers import REPO, player_command
 
@@ -171,3 +172,48 @@ def test_a_failure_leaves_its_bundle_on_the_coordinator(
     started = [e["table"] for e in lines if e["event"] == "match_started"]
     assert set(started) <= {0, 1}
     assert started  # the workers said so through Dask's events
+
+
+@pytest.mark.slow
+def test_every_remote_move_reaches_the_live_server(cluster: DaskCluster, tmp_path: Path) -> None:
+    """``--serve`` with ``--cluster``: the server saw exactly the moves the replays hold, a
+    remote match was followed move by move while it was played (its steps at the server grew
+    before it ended), and every match is listed as finished."""
+    from tests.serve.service import free_port, get_json, running, slowed, wait_for
+
+    port = free_port()
+    out = tmp_path / "t"
+    args = ["tournament", slowed(RANDOM, 0.02), RANDOM, "--hands", "2", "--seed", "3"]
+    args += ["--out", str(out), "--cluster", cluster.address, "--serve", f"127.0.0.1:{port}"]
+    with running(args, port, REPO) as service:
+        live = wait_for("a match in progress", lambda: get_json(port, "/api/state")["in_progress"])
+        table = live[0]["match"]
+        first = wait_for("its moves", lambda: _steps(port, table))
+        later = wait_for("more of its moves", lambda: (_steps(port, table) or 0) > first)
+        assert later
+        wait_for("the end", lambda: "still serving the finished pages" in service.output())
+        state = wait_for(
+            "the results",
+            lambda: (
+                (s := get_json(port, "/api/state"))["standings"]
+                and s["standings"]["matches"] == 2
+                and s
+            ),
+        )
+        replays = sorted((out / "replays").glob("*.json"))
+        moves = sum(
+            isinstance(e, Action) for r in replays for h in read_replay(r).hands for e in h.events
+        )
+        assert state["moves"] == moves > 0
+        assert sorted(m["match"] for m in state["finished"]) == [0, 1]
+        assert service.stop() == 0
+
+
+def _steps(port: int, table: int) -> int | None:
+    """How many steps of match ``table`` the server holds while it is in progress."""
+    from tests.serve.service import get_json
+
+    for match in get_json(port, "/api/state")["in_progress"]:
+        if match["match"] == table:
+            return int(match["steps"]) or None
+    return None
