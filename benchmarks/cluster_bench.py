@@ -22,7 +22,10 @@ Rows:
   scheduler, the nannies, the worker processes (Dask's threads and the referee's) and the bots
   (the workers' reaped children); for the local pool the worker processes and their bots
   together (its reaped children, since they end with the pool: their start-up is in it, while
-  the Dask workers were started before).
+  the Dask workers were started before). A third table is Dask's own floor: tasks that do
+  nothing but return 83 KB (a 20-hand replay's size), as many in flight as the arena keeps (2
+  per slot), submitted with ``Client.submit``: the CPU each costs the scheduler, the nannies,
+  the workers and this process, which no change of the arena's can lower.
 - ``coordinator`` (``--coordinator``): results recorded per second with instant synthetic
   matches (`coordinator_load`). Target: >= 2,000/s.
 
@@ -191,6 +194,38 @@ def run_tournament(
     )
 
 
+FLOOR_TASKS = 400
+_RESULT = bytes(83_000)
+
+
+def _do_nothing(i: int) -> bytes:
+    return _RESULT
+
+
+def dask_floor(cluster: DaskCluster) -> dict[str, float]:
+    """CPU ms per do-nothing task by role (see the module's docstring), and tasks/s."""
+    from distributed import Client, as_completed
+
+    with Client(cluster.address) as client:
+        client.submit(_do_nothing, -1, pure=False).result()
+        before = cpu_by_role(cluster)
+        started = time.perf_counter()
+        numbers = iter(range(FLOOR_TASKS))
+        running = as_completed(
+            [client.submit(_do_nothing, next(numbers), pure=False) for _ in range(2 * SLOTS)]
+        )
+        for future in running:
+            future.result()
+            number = next(numbers, None)
+            if number is not None:
+                running.add(client.submit(_do_nothing, number, pure=False))
+        seconds = time.perf_counter() - started
+        after = cpu_by_role(cluster)
+    floor = {r: (after[r] - before[r]) / FLOOR_TASKS * 1e3 for r in after}
+    floor["tasks/s"] = FLOOR_TASKS / seconds
+    return floor
+
+
 def cpu_header() -> str:
     roles = " ".join(f"{r:>12}" for r in CPU_ROLES)
     return f"{'bots':<16} {'pool':<22} {roles} {'total':>8}"
@@ -251,7 +286,9 @@ def pool_rows(args: argparse.Namespace) -> None:
         try:
             pools = [("local, 2 workers", None), ("dask, 2 workers x 1", cluster.address)]
             best: dict[tuple[str, str], PoolRow] = {}
+            floors = []
             for _ in range(args.repeat):
+                floors.append(dask_floor(cluster))
                 for label, commands, settings in tournaments:
                     for pool, address in pools:
                         row = run_tournament(label, pool, commands, settings, address, cluster)
@@ -287,6 +324,11 @@ def pool_rows(args: argparse.Namespace) -> None:
     for label, _, _ in tournaments:
         for pool, _ in pools:
             print(cpu_line(best[(label, pool)]))
+    floor = min(floors, key=lambda f: sum(f[r] for r in CPU_ROLES if r != "workers+bots"))
+    cells = " ".join(f"{floor[r]:>12.1f}" for r in CPU_ROLES[:4])
+    total = sum(floor[r] for r in CPU_ROLES[:4])
+    label = f"{floor['tasks/s']:.0f} tasks/s"
+    print(f"{'do-nothing task':<16} {'dask, ' + label:<22} {cells} {'':>12} {'':>12} {total:>8.1f}")
     print()
     for line in verdicts:
         print(line)
