@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from arena.cluster.ship import bot_dir, pack_folder
-from arena.replay import Action, read_replay
 from tests.cluster.dask_procs import DaskCluster, arena, start_cluster
 from tests.helpers import REPO, player_command
 
@@ -179,7 +178,15 @@ def test_every_remote_move_reaches_the_live_server(cluster: DaskCluster, tmp_pat
     """``--serve`` with ``--cluster``: the server saw exactly the moves the replays hold, a
     remote match was followed move by move while it was played (its steps at the server grew
     before it ended), and every match is listed as finished."""
-    from tests.serve.service import free_port, get_json, running, slowed, wait_for
+    from tests.serve.service import (
+        finished_state,
+        free_port,
+        get_json,
+        replay_moves,
+        running,
+        slowed,
+        wait_for,
+    )
 
     port = free_port()
     out = tmp_path / "t"
@@ -191,20 +198,8 @@ def test_every_remote_move_reaches_the_live_server(cluster: DaskCluster, tmp_pat
         first = wait_for("its moves", lambda: _steps(port, table))
         later = wait_for("more of its moves", lambda: (_steps(port, table) or 0) > first)
         assert later
-        wait_for("the end", lambda: "still serving the finished pages" in service.output())
-        state = wait_for(
-            "the results",
-            lambda: (
-                (s := get_json(port, "/api/state"))["standings"]
-                and s["standings"]["matches"] == 2
-                and s
-            ),
-        )
-        replays = sorted((out / "replays").glob("*.json"))
-        moves = sum(
-            isinstance(e, Action) for r in replays for h in read_replay(r).hands for e in h.events
-        )
-        assert state["moves"] == moves > 0
+        state = finished_state(service, port, 2)
+        assert state["moves"] == replay_moves(out) > 0
         assert sorted(m["match"] for m in state["finished"]) == [0, 1]
         assert service.stop() == 0
 

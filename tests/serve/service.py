@@ -173,3 +173,27 @@ def _parse(body: bytes) -> list[tuple[str, str]]:
                 events.append((kind, data))
                 kind, data = "message", ""
     return events
+
+
+def finished_state(service: Service, port: int, matches: int) -> Any:
+    """``/api/state`` once the tournament served by ``service`` is over and its ``matches``
+    are in the standings."""
+    wait_for("the end", lambda: "still serving the finished pages" in service.output())
+    return wait_for(
+        "the results",
+        lambda: (
+            (s := get_json(port, "/api/state"))["standings"]
+            and s["standings"]["matches"] == matches
+            and s
+        ),
+    )
+
+
+def replay_moves(out: Path) -> int:
+    """How many moves the replays of the tournament in ``out`` hold."""
+    from arena.replay import Action, read_replay
+
+    replays = sorted((out / "replays").glob("*.json"))
+    return sum(
+        isinstance(e, Action) for r in replays for h in read_replay(r).hands for e in h.events
+    )

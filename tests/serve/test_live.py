@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.replay import Action, read_replay
 from tests.helpers import REPO
 from tests.serve.service import (
     GREEDY,
     RANDOM,
+    finished_state,
     free_port,
     get_json,
     json_or_none,
+    replay_moves,
     request,
     running,
     slowed,
@@ -40,20 +41,8 @@ def test_every_workers_moves_reach_the_server_and_it_serves_after_the_end(
     args = ["tournament", GREEDY, RANDOM, "--hands", "2", "--seed", "3", "--out", str(out)]
     args += ["--workers", "2", "--concurrency", "2", "--serve", f"127.0.0.1:{port}"]
     with running(args, port, REPO) as service:
-        wait_for("the end", lambda: "still serving the finished pages" in service.output())
-        state = wait_for(
-            "the results",
-            lambda: (
-                (s := get_json(port, "/api/state"))["standings"]
-                and s["standings"]["matches"] == 2
-                and s
-            ),
-        )
-        replays = sorted((out / "replays").glob("*.json"))
-        moves = sum(
-            isinstance(e, Action) for r in replays for h in read_replay(r).hands for e in h.events
-        )
-        assert state["moves"] == moves
+        state = finished_state(service, port, 2)
+        assert state["moves"] == replay_moves(out)
         assert sorted(m["match"] for m in state["finished"]) == [0, 1]
         assert state["running"] is False
         assert request(port, "/replay/0")[0] == 200
