@@ -76,12 +76,17 @@ async def play_live(
 ) -> Replay:
     """`play_match` with its live events sent in batches; the last batch (the match's end)
     is sent before the replay is returned."""
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(batches.send_every_interval)
-        try:
-            replay = await play_match(config, bots, observer=batches.observe)
-        finally:
-            nursery.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(batches.send_every_interval)
+            try:
+                replay = await play_match(config, bots, observer=batches.observe)
+            finally:
+                nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:  # the referee's own error, as without live events
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
     batches.flush()
     return replay
 

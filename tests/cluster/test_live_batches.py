@@ -65,6 +65,14 @@ def _moves(replay: Replay) -> list[list[object]]:
     return [[e.move for e in h.events if isinstance(e, Action)] for h in replay.hands]
 
 
+def test_an_error_of_the_referee_is_raised_as_itself() -> None:
+    """What `play_match` raises reaches the task as it is (the task reports it as the match's
+    error), not inside an exception group."""
+    batches = LiveBatches(table=0, send=lambda _data: None, every_s=0.01)
+    with pytest.raises(ValueError, match="1 bots for 2 players"):
+        trio.run(play_live, _config(), [RANDOM], batches)
+
+
 def test_nothing_is_sent_for_an_empty_outbox() -> None:
     sent: list[bytes] = []
     LiveBatches(table=0, send=sent.append, every_s=1.0).flush()
