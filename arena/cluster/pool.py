@@ -58,7 +58,7 @@ from arena.cluster.ship import Archive, pack_command, pack_folder
 from arena.cluster.version import DISTRIBUTION, arena_version
 from arena.errors import ArenaError
 from arena.failure_report import write_failure_bundle
-from arena.live_events import MatchBegan
+from arena.live_events import MatchBegan, MatchOver
 from arena.replay import decode_replay, write_replay_bytes
 from arena.tournament.entrants import Entrant
 from arena.tournament.jobs import Job, JobDone, JobEvent
@@ -75,6 +75,9 @@ WORKER_WAIT_S = 30.0
 #: Seconds between two looks at the cluster's size during a run (workers that joined since
 #: get matches at once).
 CAPACITY_EVERY_S = 1.0
+#: How long the end of a run waits, at least, for the last live batches of matches whose
+#: results came first (four batch intervals when those are longer).
+LAST_BATCH_WAIT_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,8 @@ class DaskPool:
         #: Where each table's match ran (by table index).
         self.placements: dict[int, Placement] = {}
         self._registered_again: set[str] = set()
+        #: How many matches the cluster runs at once now (`current_capacity`, during a run).
+        self._running_at_once = capacity
         self._on_event: Callable[[tuple[float, Any]], None] = lambda _event: None
 
     @property
@@ -155,6 +160,9 @@ class DaskPool:
             for p, n in sorted(counts.items(), key=lambda item: item[0].worker)
         ]
 
+    def _live_every_s(self) -> float:
+        return batch_interval(self._running_at_once)
+
     def _payload(self, job: Job) -> bytes:
         run = self._run
         seats = [run.bots[(b.command, b.cwd)] for b in job.bots]
@@ -164,7 +172,7 @@ class DaskPool:
             workdir=os.getcwd(),
             build_timeout_s=run.build_timeout_s,
             topic=run.run_id,
-            live_every_s=batch_interval(self._capacity),
+            live_every_s=self._live_every_s(),
         )
         return encode(message)
 
@@ -184,6 +192,11 @@ class DaskPool:
         started_send, started = trio.open_memory_channel[int](float("inf"))
         batch_send, batches = trio.open_memory_channel[bytes](float("inf"))
         done_tables: set[int] = set()
+        # Matches whose live events began and did not end yet (their last batch may come
+        # after their result: it travels through the scheduler, the result does not).
+        open_tables: set[int] = set()
+        played_tables: set[int] = set()
+        live_ended = trio.Event()  # set (and replaced) when a match's live events end
         pending: dict[str, tuple[Job, Future]] = {}
         refusals: dict[int, int] = {}
 
@@ -214,14 +227,23 @@ class DaskPool:
                     await on_started(table)
 
         async def feed_live() -> None:
+            nonlocal live_ended
             async for batch in batches:
                 for message in events_of(batch):
-                    # A match already recorded is not begun again (a copy of its task that
-                    # Dask ran twice); its last batch may come after its result, and is fed.
-                    if on_event is not None and not (
-                        message.table in done_tables and isinstance(message.event, MatchBegan)
-                    ):
-                        on_event(message)
+                    if on_event is None or not _fed(message, done_tables):
+                        continue
+                    if isinstance(message.event, MatchBegan):
+                        open_tables.add(message.table)
+                    elif isinstance(message.event, MatchOver):
+                        open_tables.discard(message.table)
+                        live_ended.set()
+                        live_ended = trio.Event()
+                    on_event(message)
+
+        async def last_batches() -> None:
+            with trio.move_on_after(max(LAST_BATCH_WAIT_S, 4 * self._live_every_s())):
+                while open_tables & played_tables:
+                    await live_ended.wait()
 
         run.client.subscribe_topic(run.run_id, on_topic)
         self._on_event = on_topic
@@ -248,6 +270,7 @@ class DaskPool:
                 await trio.sleep(CAPACITY_EVERY_S)
                 now = await trio.to_thread.run_sync(self.current_capacity, abandon_on_cancel=True)
                 if now is not None and 2 * max(1, now) != limit:
+                    self._running_at_once = max(1, now)
                     limit = 2 * max(1, now)
                     await fill()
 
@@ -275,7 +298,10 @@ class DaskPool:
                         continue
                     assert isinstance(result, JobDone)
                     done_tables.add(job.table)
+                    if result.summary is not None:
+                        played_tables.add(job.table)
                     await on_done(result)
+                await last_batches()
                 nursery.cancel_scope.cancel()
         except BaseExceptionGroup as group:
             lone = _lone_arena_error(group)
@@ -362,6 +388,13 @@ class DaskPool:
 
 #: What `DaskPool._result` answers for a task the lost scheduler took with it.
 _LOST = object()
+
+
+def _fed(message: JobEvent, done_tables: set[int]) -> bool:
+    """Whether a live event goes to the live view: a match already recorded is not begun
+    again (a copy of its task that Dask ran twice); its last batch may come after its result,
+    and is fed."""
+    return not (message.table in done_tables and isinstance(message.event, MatchBegan))
 
 
 def _lone_arena_error(group: BaseExceptionGroup[BaseException]) -> ArenaError | None:
