@@ -15,7 +15,8 @@ worker's lines.
 
 The scheduler forwards every batch, so the coordinator widens the interval for a large cluster
 (`batch_interval`): at most about `BATCHES_PER_S` batches a second whatever the number of
-matches in flight (a quarter of a second with up to 100 at once, 2.5 s with 1,000).
+matches in flight (a tenth of a second with up to 40 at once, 0.25 s with 100, 2.5 s with
+1,000).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from arena.replay import Replay
 from arena.tournament.jobs import JobEvent, decode_from_worker, encode_events
 
 #: Seconds between two batches of a match's live events, at least.
-LIVE_EVERY_S = 0.25
+LIVE_EVERY_S = 0.1
 #: About how many batches a second the scheduler forwards to the coordinator at most.
 BATCHES_PER_S = 400.0
 

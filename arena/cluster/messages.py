@@ -47,7 +47,7 @@ class ClusterJob(msgspec.Struct, frozen=True, tag="match"):
     topic: str = ""
     #: Seconds between two batches of a live job's events (the coordinator widens it for a
     #: large cluster, so that the scheduler forwards a bounded number of batches a second).
-    live_every_s: float = 0.25
+    live_every_s: float = 0.1
 
 
 class BotProblem(msgspec.Struct, frozen=True):

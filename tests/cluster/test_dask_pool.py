@@ -238,7 +238,7 @@ def test_a_recorded_match_is_not_begun_again_but_its_late_events_are_fed() -> No
     assert _fed(began, {1})
 
 
-@pytest.mark.parametrize(("capacity", "seconds"), [(2, 0.25), (1000, 2.5)])
+@pytest.mark.parametrize(("capacity", "seconds"), [(2, 0.1), (1000, 2.5)])
 def test_the_tasks_batch_interval_follows_the_clusters_size(capacity: int, seconds: float) -> None:
     client = FakeClient(lambda message, _attempt: played(message), ["tcp://good:1"])
     run_pool(client, [job(0)], capacity=capacity)

@@ -93,7 +93,7 @@ def test_a_batch_that_is_not_one_is_left_out_line_by_line() -> None:
 
 
 @pytest.mark.parametrize(
-    ("capacity", "seconds"), [(1, 0.25), (100, 0.25), (200, 0.5), (1000, 2.5), (8000, 20.0)]
+    ("capacity", "seconds"), [(1, 0.1), (40, 0.1), (100, 0.25), (1000, 2.5), (8000, 20.0)]
 )
 def test_the_interval_widens_with_the_matches_at_once(capacity: int, seconds: float) -> None:
     assert batch_interval(capacity) == seconds
