@@ -147,7 +147,8 @@ def announce(address: Address, sock: socket.socket, what: str) -> None:
 
 @asynccontextmanager
 async def serving(hub: Hub, sock: socket.socket, root: Path | None) -> AsyncIterator[App]:
-    """Serve ``hub`` on ``sock`` while the block runs (hypercorn's trio worker)."""
+    """Serve ``hub`` on ``sock`` while the block runs (hypercorn's trio worker), cutting its
+    stream into batches (:meth:`~arena.serve.hub.Hub.cut_batches`)."""
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
@@ -163,11 +164,22 @@ async def serving(hub: Hub, sock: socket.socket, root: Path | None) -> AsyncIter
     stop = trio.Event()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_serve, serve, app, config, stop)
+        nursery.start_soon(_cut_batches, hub, stop)
         try:
             yield app
         finally:
             stop.set()
             nursery.cancel_scope.deadline = trio.current_time() + 1.0
+
+
+async def _cut_batches(hub: Hub, stop: trio.Event) -> None:
+    """Cut the hub's batches until the server stops, then once more (for the clients served
+    during hypercorn's graceful shutdown)."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(hub.cut_batches)
+        await stop.wait()
+        nursery.cancel_scope.cancel()
+    hub.cut()
 
 
 async def _serve(serve: Any, app: App, config: Any, stop: trio.Event) -> None:
