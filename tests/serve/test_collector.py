@@ -17,4 +17,7 @@ def test_serving_freezes_the_old_objects_and_collects_less_until_it_stops() -> N
         assert gc.get_threshold() == (GC_YOUNG_THRESHOLD, *before[1:])
         assert gc.get_freeze_count() > frozen
     assert gc.get_threshold() == before
-    assert gc.get_freeze_count() == frozen == 0
+    if frozen == 0:
+        assert gc.get_freeze_count() == 0
+    else:  # frozen by someone else before: left frozen
+        assert gc.get_freeze_count() >= frozen
