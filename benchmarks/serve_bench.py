@@ -267,13 +267,16 @@ def _watch(
                     pass
             time.sleep(0.02 if connected is None else 0.2)
         if process.poll() is None:
-            dropped = float(stats(port)["dropped"])
+            final = stats(port)
+            dropped = float(final["dropped"])
             figures = {"server_cpu_s": _cpu_seconds(process.pid), "dropped": dropped}
+            figures["writes"] = float(final.get("writes", 0))
             process.terminate()  # the server closes every stream: the clients see the end
         else:
             figures = {"dropped": dropped}
         pairs: list[tuple[float, float]] = []
         client_cpu = 0.0
+        received: list[int] = []
         for timer in timers:
             try:
                 output, _ = timer.communicate(timeout=30)
@@ -284,12 +287,15 @@ def _watch(
                 result = json.loads(output)
                 pairs += [(t, lag) for t, lag in result["moves"]]
                 client_cpu += result["cpu_s"]
+                received.append(result["bytes"])
     finally:
         for child in (*timers, *readers):
             if child.poll() is None:
                 child.terminate()
             child.wait()
     figures["client_cpu_s"] = client_cpu
+    if received:
+        figures["client_mb"] = statistics.mean(received) / 1e6
     if pairs:
         first = min(t for t, _ in pairs)
         figures["connected_s"] = (connected or float("inf")) - first
@@ -361,7 +367,9 @@ def main(argv: list[str] | None = None) -> int:
             f"served run: p95 {r.get('p95_ms', float('nan')):.1f} ms over {r.get('timed', 0):.0f}"
             f" timed moves; wall {r['wall_s']:.1f} s; all {args.clients} clients connected"
             f" {r.get('connected_s', float('nan')):+.2f} s after the first move; the"
-            f" {min(TIMED_CLIENTS, args.clients)} timed clients' CPU {r['client_cpu_s']:.2f} s"
+            f" {min(TIMED_CLIENTS, args.clients)} timed clients' CPU {r['client_cpu_s']:.2f} s;"
+            f" {r.get('client_mb', 0):.1f} MB and {r.get('writes', 0) / args.clients:.0f} writes"
+            " per client"
         )
     p95 = best["serve"].get("p95_ms")
     if p95 is not None:
