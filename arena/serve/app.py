@@ -69,8 +69,6 @@ class App:
         self.hub = hub
         self.root = None if root is None else root.resolve()
         self.clients = 0
-        self.dropped = 0
-        self.writes = 0  # to the streams, in all (``/api/stats``)
         self._replays: dict[int, dict[str, Any]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -100,8 +98,8 @@ class App:
         elif path == "/api/state":
             await _json(send, hub.state())
         elif path == "/api/stats":
-            stats: dict[str, float] = {"clients": self.clients, "dropped": self.dropped}
-            stats["writes"] = self.writes
+            stats: dict[str, float] = {"clients": self.clients, "dropped": hub.dropped}
+            stats["writes"] = hub.writes
             stats["ring"] = len(hub.ring)
             stats["lag_ms"] = round(hub.lag_s * 1000, 1)
             await _json(send, stats)
@@ -272,11 +270,11 @@ class App:
                 if await writer.write(head):
                     await self._pump(writer, cursor, match, steps_sent)
                 else:
-                    self.dropped += 1
+                    self.hub.dropped += 1
                 nursery.cancel_scope.cancel()
         finally:
             if writer.stalled:  # cut off by the kernel in the middle of a write
-                self.dropped += 1
+                self.hub.dropped += 1
             self.clients -= 1
 
     def _new_steps(
@@ -306,14 +304,14 @@ class App:
                 else:
                     parts, cursor, sent = self._match_since(cursor, match, sent)
             except BehindError:
-                self.dropped += 1
+                self.hub.dropped += 1
                 return
             if not parts and not idle.cancelled_caught:
                 continue  # nothing of this client's match in the batch
             chunk = parts[0] if len(parts) == 1 else b"".join(parts) or b": keep-alive\n\n"
-            self.writes += 1
+            self.hub.writes += 1
             if not await writer.write(chunk):
-                self.dropped += 1
+                self.hub.dropped += 1
                 return
 
     def _match_since(self, cursor: int, match: int, sent: int) -> tuple[list[bytes], int, int]:

@@ -182,6 +182,10 @@ class Hub:
         self.standings_doc: dict[str, Any] | None = None
         self.moves = 0
         self.lag_s = 0.0
+        # The stream's dropped clients and writes (``/api/stats``), over every server of this
+        # hub: a tournament's server is started again for its finished pages.
+        self.dropped = 0
+        self.writes = 0
         #: The batches whose events are all still in the ring, oldest first.
         self.batches: deque[Batch] = deque()
         #: The number of the last event cut into a batch.

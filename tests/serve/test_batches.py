@@ -163,4 +163,4 @@ def test_every_client_is_written_one_chunk_per_batch_the_same_bytes() -> None:
     assert bodies[0][1] is bodies[1][1] is first.sse(hub.token)
     assert bodies[0][2] is bodies[1][2] is second.sse(hub.token)
     assert bodies[2][1] == _text(hub, 21, 30)  # connected after event 20
-    assert app.writes == 5
+    assert hub.writes == 5
