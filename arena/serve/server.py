@@ -15,7 +15,7 @@ import os
 import socket
 import sys
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager, suppress
+from contextlib import asynccontextmanager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,9 +150,13 @@ def announce(address: Address, sock: socket.socket, what: str) -> None:
 
 
 @asynccontextmanager
-async def serving(hub: Hub, sock: socket.socket, root: Path | None) -> AsyncIterator[App]:
+async def serving(
+    hub: Hub, sock: socket.socket, root: Path | None, collect_less: bool = True
+) -> AsyncIterator[App]:
     """Serve ``hub`` on ``sock`` while the block runs (hypercorn's trio worker), cutting its
-    stream into batches (:meth:`~arena.serve.hub.Hub.cut_batches`)."""
+    stream into batches (:meth:`~arena.serve.hub.Hub.cut_batches`); with ``collect_less``
+    (a process that plays no match meanwhile), with fewer garbage collections
+    (:func:`_collect_less`)."""
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
@@ -166,7 +170,7 @@ async def serving(hub: Hub, sock: socket.socket, root: Path | None) -> AsyncIter
     config.graceful_timeout = 0.5
     config.keep_alive_timeout = 30
     stop = trio.Event()
-    with _collect_less():
+    with _collect_less() if collect_less else nullcontext():
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_serve, serve, app, config, stop)
             nursery.start_soon(_cut_batches, hub, stop)
@@ -188,7 +192,10 @@ def _collect_less() -> Iterator[None]:
     the tournament's set-up) is frozen out of every collection (``gc.freeze``), and the
     youngest generation is collected every :data:`GC_YOUNG_THRESHOLD` allocations; both are
     undone after (the objects are unfrozen only when none was frozen before: those were
-    frozen by someone else).
+    frozen by someone else). Not while a match is played in the same process (``arena play
+    --serve``): a young collection of 20,000 objects is a longer pause of the referee, which
+    a bot's clock would be charged for; the referee freezes its own start-up objects
+    (`arena.referee.match.freeze_startup_objects`).
     """
     thresholds = gc.get_threshold()
     frozen = gc.get_freeze_count()
@@ -271,11 +278,16 @@ def _publish(hub: Hub, entries: list[FinishedEntry], document: dict[str, Any], c
 
 @asynccontextmanager
 async def live_server(
-    hub: Hub, sock: socket.socket, root: Path | None, db: Path | None = None
+    hub: Hub,
+    sock: socket.socket,
+    root: Path | None,
+    db: Path | None = None,
+    collect_less: bool = True,
 ) -> AsyncIterator[App]:
     """Serve ``hub`` while the block runs, and (with ``db``) follow the tournament's
-    database: its results and standings (:func:`follow_database`)."""
-    async with trio.open_nursery() as nursery, serving(hub, sock, root) as app:
+    database: its results and standings (:func:`follow_database`). ``collect_less``: see
+    :func:`serving`."""
+    async with trio.open_nursery() as nursery, serving(hub, sock, root, collect_less) as app:
         if db is not None:
             nursery.start_soon(follow_database, hub, db)
         try:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import gc
 
-from arena.serve.server import GC_YOUNG_THRESHOLD, _collect_less
+import pytest
+import trio
+
+from arena.serve.hub import Hub
+from arena.serve.server import GC_YOUNG_THRESHOLD, Address, _collect_less, bind, serving
 
 
 def test_serving_freezes_the_old_objects_and_collects_less_until_it_stops() -> None:
@@ -21,3 +25,24 @@ def test_serving_freezes_the_old_objects_and_collects_less_until_it_stops() -> N
         assert gc.get_freeze_count() == 0
     else:  # frozen by someone else before: left frozen
         assert gc.get_freeze_count() >= frozen
+
+
+@pytest.mark.parametrize("collect_less", [True, False])
+def test_the_server_collects_less_only_where_no_match_is_played(collect_less: bool) -> None:
+    """A server in a process that plays no match (a tournament's parent, ``arena serve``)
+    changes the collector's threshold while it serves; ``arena play``'s, whose referee is in
+    the same process, leaves it as it is."""
+    before = gc.get_threshold()
+    seen: list[tuple[int, int, int]] = []
+
+    async def main() -> None:
+        sock = bind(Address("127.0.0.1", 0))
+        try:
+            async with serving(Hub(), sock, None, collect_less):
+                seen.append(gc.get_threshold())
+        finally:
+            sock.close()
+
+    trio.run(main)
+    assert seen == [(GC_YOUNG_THRESHOLD, *before[1:]) if collect_less else before]
+    assert gc.get_threshold() == before
