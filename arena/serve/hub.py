@@ -27,6 +27,7 @@ import secrets
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import msgspec
@@ -307,7 +308,8 @@ class Hub:
             return None
         ring = self.ring
         first = max(self.batched + 1, ring[0].seq)  # a burst longer than the ring: the rest
-        events = [ring[i] for i in range(first - ring[0].seq, len(ring))]
+        events = list(islice(reversed(ring), self.seq - first + 1))  # from the newest end
+        events.reverse()
         batch = Batch(first, self.seq, events)
         self.batches.append(batch)
         self.batched = self.seq
