@@ -14,7 +14,8 @@ least referee CPU per move of each:
   clients (this script's ``--timed-client``: a blocking socket read in chunks of up to 1 MiB;
   of each ``move`` event only its ``time`` is taken, by one bytes search per chunk, no JSON
   decoding, so a client never falls behind its own parsing) and 90 ``curl -sN -o /dev/null``
-  (``--read-client`` when curl is missing);
+  (retried every 10 ms by a shell until the socket listens; ``--read-client`` when curl is
+  missing);
 - ``serve, no client``: ``--serve`` with nobody connected (the cost of following the matches).
 
 Columns: ``moves``; ``ref µs/move``, the referee's CPU per move as the tournament reports it
@@ -185,28 +186,32 @@ def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict
         # Every client is started first and connects as soon as the server's socket listens
         # (bound before anything is played; hypercorn accepts them when it starts), so all
         # are connected before the first match: a Python process takes a tenth of a second
-        # to start, and 90 curls started after the server listens connected over seconds.
-        timers, readers = _start_clients(port, clients or 0)
-        started = time.monotonic()
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                args,
-                cwd=ROOT,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
-                start_new_session=True,
-            )
+        # to start, and 90 curls started one by one once the server listened connected over
+        # seconds.
+        children: list[subprocess.Popen[bytes]] = []
+        process: subprocess.Popen[bytes] | None = None
         watched: dict[str, float] = {}
-        try:
+        try:  # whatever happens, every process started here is stopped
+            _start_clients(port, clients or 0, children)
+            timers, readers = children[:TIMED_CLIENTS], children[TIMED_CLIENTS:]
+            started = time.monotonic()
+            with log.open("wb") as out:
+                process = subprocess.Popen(
+                    args,
+                    cwd=ROOT,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env={**os.environ, "PYTHONPATH": str(ROOT)},
+                    start_new_session=True,
+                )
             if clients is not None:
                 watched = _watch(port, clients, timers, readers, log, process)
             process.wait(timeout=3600)
         finally:
-            for child in (process, *timers, *readers):
-                if child.poll() is None:
-                    child.terminate()
-                    child.wait()
+            if process is not None and process.poll() is None:
+                process.terminate()
+                process.wait()
+            _end(children)
         wall = time.monotonic() - started
         text = log.read_text()
     cpu = CPU_LINE.search(text)
@@ -219,27 +224,29 @@ def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict
     return figures
 
 
-def _start_clients(
-    port: int, clients: int
-) -> tuple[list[subprocess.Popen[bytes]], list[subprocess.Popen[bytes]]]:
-    """The timed clients (processes of their own, :func:`timed_client`) and the others:
-    ``curl`` processes (or, without curl, this script's ``--read-client``) that read every
-    byte and discard it. Each connects once the server's socket listens."""
+def _start_clients(port: int, clients: int, started: list[subprocess.Popen[bytes]]) -> None:
+    """Start the timed clients (processes of their own, :func:`timed_client`), then the
+    others: ``curl`` processes (or, without curl, this script's ``--read-client``) that read
+    every byte and discard it; each is appended to ``started`` as it starts (so that all are
+    stopped whatever happens). Each connects once the server's socket listens."""
     me = [sys.executable, str(Path(__file__).resolve())]
     timed = min(TIMED_CLIENTS, clients)
     curl = shutil.which("curl")
-    retry = ["--retry-connrefused", "--retry", "300", "--retry-delay", "1"]
-    reader = (
-        [curl, "-sN", "-o", os.devnull, *retry, f"http://127.0.0.1:{port}/events"]
-        if curl is not None
-        else [*me, "--read-client", str(port)]
+    url = f"http://127.0.0.1:{port}/events"
+    # curl retries a refused connection only after whole seconds: a shell retries it every
+    # 10 ms instead (curl's exit status 7: could not connect), then curl reads to the end.
+    # Bounded: a server that never listens is given up on after a minute.
+    retry = (
+        f'i=0; until {curl} -sN -o /dev/null "$0"; [ $? -ne 7 ] || [ $i -ge 6000 ];'
+        " do i=$((i + 1)); sleep 0.01; done"
     )
-    timers = [
-        subprocess.Popen([*me, "--timed-client", str(port)], stdout=subprocess.PIPE)
-        for _ in range(timed)
-    ]
-    readers = [subprocess.Popen(reader, stdin=subprocess.DEVNULL) for _ in range(clients - timed)]
-    return timers, readers
+    reader = ["sh", "-c", retry, url] if curl is not None else [*me, "--read-client", str(port)]
+    for index in range(clients):
+        argv = [*me, "--timed-client", str(port)] if index < timed else reader
+        output = subprocess.PIPE if index < timed else None
+        started.append(
+            subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=output, start_new_session=True)
+        )
 
 
 def _watch(
@@ -289,10 +296,7 @@ def _watch(
                 client_cpu += result["cpu_s"]
                 received.append(result["bytes"])
     finally:
-        for child in (*timers, *readers):
-            if child.poll() is None:
-                child.terminate()
-            child.wait()
+        _end([*timers, *readers])
     figures["client_cpu_s"] = client_cpu
     if received:
         figures["client_mb"] = statistics.mean(received) / 1e6
@@ -306,6 +310,15 @@ def _watch(
             figures["p95_ms"] = 1000 * lags[int(0.95 * (len(lags) - 1))]
             figures["max_ms"] = 1000 * lags[-1]
     return figures
+
+
+def _end(clients: list[subprocess.Popen[bytes]]) -> None:
+    """Stop the clients still running, each with its process group (a shell and its curl)."""
+    for client in clients:
+        if client.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(client.pid, signal.SIGTERM)
+        client.wait()
 
 
 def read_client(port: int) -> int:
