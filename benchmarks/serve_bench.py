@@ -9,13 +9,12 @@ least referee CPU per move of each:
 
 - ``off``: no ``--serve`` (the workers build no live event);
 - ``serve + 100 SSE``: ``--serve 127.0.0.1:PORT`` and 100 clients of ``/events``, every one
-  a process of its own started before the tournament, connecting as soon as the server's
-  socket listens and reading every byte until the server closes the stream: 10 timed
+  a process of its own, reading every byte until the server closes the stream: 10 timed
   clients (this script's ``--timed-client``: a blocking socket read in chunks of up to 1 MiB;
   of each ``move`` event only its ``time`` is taken, by one bytes search per chunk, no JSON
-  decoding, so a client never falls behind its own parsing) and 90 ``curl -sN -o /dev/null``
-  (retried every 10 ms by a shell until the socket listens; ``--read-client`` when curl is
-  missing);
+  decoding, so a client never falls behind its own parsing), started before the tournament,
+  and 90 ``curl -sN -o /dev/null`` (``--read-client`` when curl is missing), started one
+  after another as soon as the server's socket listens;
 - ``serve, no client``: ``--serve`` with nobody connected (the cost of following the matches).
 
 Columns: ``moves``; ``ref µs/move``, the referee's CPU per move as the tournament reports it
@@ -183,17 +182,15 @@ def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict
         if clients is not None:
             args += ["--serve", f"127.0.0.1:{port}"]
         log = Path(tmp) / "log.txt"
-        # Every client is started first and connects as soon as the server's socket listens
-        # (bound before anything is played; hypercorn accepts them when it starts), so all
-        # are connected before the first match: a Python process takes a tenth of a second
-        # to start, and 90 curls started one by one once the server listened connected over
-        # seconds.
+        # The timed clients are started first (a Python process takes a tenth of a second to
+        # start) and connect as soon as the server's socket listens (bound before anything
+        # is played; hypercorn accepts them when it starts); the readers once it listens.
         children: list[subprocess.Popen[bytes]] = []
         process: subprocess.Popen[bytes] | None = None
         watched: dict[str, float] = {}
         try:  # whatever happens, every process started here is stopped
-            _start_clients(port, clients or 0, children)
-            timers, readers = children[:TIMED_CLIENTS], children[TIMED_CLIENTS:]
+            _start_timed(port, clients or 0, children)
+            timers = list(children)
             started = time.monotonic()
             with log.open("wb") as out:
                 process = subprocess.Popen(
@@ -204,6 +201,8 @@ def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict
                     env={**os.environ, "PYTHONPATH": str(ROOT)},
                     start_new_session=True,
                 )
+            _start_readers(port, (clients or 0) - len(timers), process, children)
+            readers = children[len(timers) :]
             if clients is not None:
                 watched = _watch(port, clients, timers, readers, log, process)
             process.wait(timeout=3600)
@@ -224,29 +223,46 @@ def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict
     return figures
 
 
-def _start_clients(port: int, clients: int, started: list[subprocess.Popen[bytes]]) -> None:
-    """Start the timed clients (processes of their own, :func:`timed_client`), then the
-    others: ``curl`` processes (or, without curl, this script's ``--read-client``) that read
-    every byte and discard it; each is appended to ``started`` as it starts (so that all are
-    stopped whatever happens). Each connects once the server's socket listens."""
+def _start_timed(port: int, clients: int, started: list[subprocess.Popen[bytes]]) -> None:
+    """Start the timed clients (processes of their own, :func:`timed_client`: each connects
+    once the server's socket listens), appending each to ``started`` (so that all are
+    stopped whatever happens)."""
     me = [sys.executable, str(Path(__file__).resolve())]
-    timed = min(TIMED_CLIENTS, clients)
+    for _ in range(min(TIMED_CLIENTS, clients)):
+        argv = [*me, "--timed-client", str(port)]
+        started.append(
+            subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, start_new_session=True
+            )
+        )
+
+
+def _start_readers(
+    port: int, count: int, process: subprocess.Popen[bytes], started: list[subprocess.Popen[bytes]]
+) -> None:
+    """Once the server's socket listens, start ``count`` clients that read every byte and
+    discard it: ``curl`` processes (or, without curl, this script's ``--read-client``),
+    appended to ``started``. They are started only then, one after another (a few ms each):
+    curl retries a refused connection only after whole seconds, and retrying it sooner from a
+    shell forks a curl per attempt, which filled the machine."""
+    if count <= 0:
+        return
+    while process.poll() is None:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            time.sleep(0.01)
     curl = shutil.which("curl")
     url = f"http://127.0.0.1:{port}/events"
-    # curl retries a refused connection only after whole seconds: a shell retries it every
-    # 10 ms instead (curl's exit status 7: could not connect), then curl reads to the end.
-    # Bounded: a server that never listens is given up on after a minute.
-    retry = (
-        f'i=0; until {curl} -sN -o /dev/null "$0"; [ $? -ne 7 ] || [ $i -ge 6000 ];'
-        " do i=$((i + 1)); sleep 0.01; done"
+    me = [sys.executable, str(Path(__file__).resolve())]
+    reader = (
+        [curl, "-sN", "-o", os.devnull, "--retry-connrefused", "--retry", "30", url]
+        if curl is not None
+        else [*me, "--read-client", str(port)]
     )
-    reader = ["sh", "-c", retry, url] if curl is not None else [*me, "--read-client", str(port)]
-    for index in range(clients):
-        argv = [*me, "--timed-client", str(port)] if index < timed else reader
-        output = subprocess.PIPE if index < timed else None
-        started.append(
-            subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=output, start_new_session=True)
-        )
+    for _ in range(count):
+        started.append(subprocess.Popen(reader, stdin=subprocess.DEVNULL, start_new_session=True))
 
 
 def _watch(
