@@ -8,19 +8,24 @@ configurations ``--repeat`` times (the VM is shared and noisy) and keeping the r
 least referee CPU per move of each:
 
 - ``off``: no ``--serve`` (the workers build no live event);
-- ``serve + 100 SSE``: ``--serve 127.0.0.1:PORT`` and 100 clients of ``/events`` in this
-  process (10 of them raw sockets under trio, which time every move; 90 ``curl`` processes
-  that read and discard, when curl is installed), connected before the first match starts and
-  reading everything until the tournament is over;
+- ``serve + 100 SSE``: ``--serve 127.0.0.1:PORT`` and 100 clients of ``/events``, every one
+  a process of its own, reading every byte until the server closes the stream: 10 timed
+  clients (this script's ``--timed-client``: a blocking socket read in chunks of up to 1 MiB;
+  of each ``move`` event only its ``time`` is taken, by one bytes search per chunk, no JSON
+  decoding, so a client never falls behind its own parsing), started before the tournament,
+  and 90 ``curl -sN -o /dev/null`` (``--read-client`` when curl is missing), started one
+  after another as soon as the server's socket listens;
 - ``serve, no client``: ``--serve`` with nobody connected (the cost of following the matches).
 
 Columns: ``moves``; ``ref µs/move``, the referee's CPU per move as the tournament reports it
 (the workers' CPU less their file writing, over the moves: the live events' encoding and
-writing are in it); ``wall s``; and for the served row the move-to-client latency over every
-move event at 10 of the clients (the others read and discard): ``p50 ms``, ``p95 ms``,
-``max ms``, from the event's ``time`` (when the worker took the move from the referee) to the
-moment this process read it; ``dropped`` clients (``/api/stats``). Targets: referee CPU per
-move at most 5% above ``off``, latency p95 at most 250 ms.
+writing are in it); ``wall s``; ``server CPU s``, the tournament's parent process (the server)
+from start to end; and for the served row the move-to-client latency at the 10 timed clients
+over every move made once all 100 clients were connected (``/api/stats``): ``p50 ms``, ``p95
+ms``, ``max ms``, from the event's ``time`` (when the worker took the move from the referee)
+to the read that completed the event; ``dropped`` clients (``/api/stats``). A line per served
+run adds its p95, when the clients were all connected, and the timed clients' own CPU.
+Targets: referee CPU per move at most 5% above ``off``, latency p95 at most 250 ms.
 
 Usage::
 
@@ -30,10 +35,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
+import resource
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -42,12 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import trio
-
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.referee_bench import build_c_bot  # noqa: E402
 
 CPU_LINE = re.compile(r"the arena's own CPU per move: ([0-9.]+) µs")
 MOVES_LINE = re.compile(r"\(([0-9.]+) matches/s, ([0-9,]+) moves/s\)")
@@ -91,39 +94,68 @@ def tournament_args(binary: Path, out: Path, rounds: int, hands: int) -> list[st
     ]
 
 
-class Client:
-    """One ``/events`` client: reads everything; a timed one parses each move's ``time``."""
+#: A move event's ``time``, found with one bytes search per chunk read (no JSON decoding):
+#: the first ``"time":`` of the ``data:`` line of an ``event: move`` (the payload's own
+#: ``time``; a move's own fields have none).
+MOVE_TIME = re.compile(rb'event: move\ndata: [^\n]*?"time":([0-9.]+)')
 
-    def __init__(self, timed: bool) -> None:
-        self.timed = timed
-        self.lags: list[float] = []
-        self.buffer = b""
 
-    async def run(self, port: int) -> None:
-        stream = await trio.open_tcp_stream("127.0.0.1", port)
-        await stream.send_all(b"GET /events HTTP/1.1\r\nHost: bench\r\n\r\n")
+class _StopError(Exception):
+    """SIGTERM: a client stops reading and reports what it has."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _StopError
+
+
+def _connect(port: int) -> socket.socket:
+    """A connection to the server, once it listens (a client is started before it)."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            return socket.create_connection(("127.0.0.1", port))
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def timed_client(port: int) -> int:
+    """One timed ``/events`` client, in a process of its own (``--timed-client PORT``).
+
+    A blocking socket read in chunks of up to 1 MiB until the server closes the stream;
+    every byte is read. Each complete event of a chunk is stamped with the time of the read
+    that completed it; of the ``move`` events, only the ``time`` field is taken
+    (:data:`MOVE_TIME`). Prints one JSON object: ``moves`` as ``[time, lag]`` pairs, the
+    bytes read, and this process's own CPU seconds (to show it kept up).
+    """
+    pairs: list[tuple[float, float]] = []
+    received = 0
+    signal.signal(signal.SIGTERM, _stop)
+    with contextlib.suppress(_StopError), _connect(port) as sock:
+        sock.sendall(b"GET /events HTTP/1.1\r\nHost: bench\r\n\r\n")
+        pending = b""
         while True:
             try:
-                data = await stream.receive_some(1 << 20)
-            except trio.BrokenResourceError:
-                return
+                data = sock.recv(1 << 20)
+            except OSError:
+                break
             if not data:
-                return
-            if self.timed:
-                self.feed(data, time.time())
-
-    def feed(self, data: bytes, now: float) -> None:
-        self.buffer += data
-        *events, self.buffer = self.buffer.split(b"\n\n")
-        for event in events:
-            if b"event: move\n" not in event:
+                break
+            now = time.time()
+            received += len(data)
+            pending += data
+            cut = pending.rfind(b"\n\n")
+            if cut < 0:
                 continue
-            line = event[event.index(b"data: ") + 6 :].split(b"\n", 1)[0]
-            self.lags.append(now - json.loads(line)["time"])
-
-
-#: The served tournament's parent process CPU (seconds), read before it is stopped.
-_PARENT_CPU: list[float] = []
+            complete, pending = pending[: cut + 2], pending[cut + 2 :]
+            for found in MOVE_TIME.finditer(complete):
+                sent = float(found.group(1))
+                pairs.append((sent, now - sent))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime
+    print(json.dumps({"moves": pairs, "bytes": received, "cpu_s": cpu}))
+    return 0
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -150,87 +182,169 @@ def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict
         if clients is not None:
             args += ["--serve", f"127.0.0.1:{port}"]
         log = Path(tmp) / "log.txt"
-        started = time.monotonic()
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                args,
-                cwd=ROOT,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
-                start_new_session=True,
-            )
-        watchers = [Client(i < TIMED_CLIENTS) for i in range(clients or 0)]
-        dropped = 0
-        try:
+        # The timed clients are started first (a Python process takes a tenth of a second to
+        # start) and connect as soon as the server's socket listens (bound before anything
+        # is played; hypercorn accepts them when it starts); the readers once it listens.
+        children: list[subprocess.Popen[bytes]] = []
+        process: subprocess.Popen[bytes] | None = None
+        watched: dict[str, float] = {}
+        try:  # whatever happens, every process started here is stopped
+            _start_timed(port, clients or 0, children)
+            timers = list(children)
+            started = time.monotonic()
+            with log.open("wb") as out:
+                process = subprocess.Popen(
+                    args,
+                    cwd=ROOT,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env={**os.environ, "PYTHONPATH": str(ROOT)},
+                    start_new_session=True,
+                )
+            _start_readers(port, (clients or 0) - len(timers), process, children)
+            readers = children[len(timers) :]
             if clients is not None:
-                dropped = trio.run(_watch, port, watchers, log, process)
+                watched = _watch(port, clients, timers, readers, log, process)
             process.wait(timeout=3600)
         finally:
-            if process.poll() is None:
+            if process is not None and process.poll() is None:
                 process.terminate()
                 process.wait()
+            _end(children)
         wall = time.monotonic() - started
         text = log.read_text()
     cpu = CPU_LINE.search(text)
     moves = MOVES_LINE.search(text)
     if cpu is None or moves is None:
         sys.exit(f"serve_bench: the tournament did not report its figures:\n{text[-2000:]}")
-    lags = sorted(lag for w in watchers for lag in w.lags)
-    figures = {"ref_us": float(cpu.group(1)), "wall_s": wall, "dropped": float(dropped)}
-    if clients is not None and _PARENT_CPU:
-        figures["server_cpu_s"] = _PARENT_CPU.pop()
+    figures = {"ref_us": float(cpu.group(1)), "wall_s": wall, **watched}
     total = re.search(r"played (\d+) matches", text)
     figures["matches"] = float(total.group(1)) if total else 0.0
-    if lags:
-        figures["p50_ms"] = 1000 * statistics.median(lags)
-        figures["p95_ms"] = 1000 * lags[int(0.95 * (len(lags) - 1))]
-        figures["max_ms"] = 1000 * lags[-1]
-        figures["timed"] = float(len(lags))
     return figures
 
 
-async def _watch(
-    port: int, watchers: list[Client], log: Path, process: subprocess.Popen[bytes]
-) -> int:
-    """Connect every client as soon as the server listens; read until the tournament is over
-    (its finished line), then read the dropped count and stop the server."""
-    while True:
+def _start_timed(port: int, clients: int, started: list[subprocess.Popen[bytes]]) -> None:
+    """Start the timed clients (processes of their own, :func:`timed_client`: each connects
+    once the server's socket listens), appending each to ``started`` (so that all are
+    stopped whatever happens)."""
+    me = [sys.executable, str(Path(__file__).resolve())]
+    for _ in range(min(TIMED_CLIENTS, clients)):
+        argv = [*me, "--timed-client", str(port)]
+        started.append(
+            subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, start_new_session=True
+            )
+        )
+
+
+def _start_readers(
+    port: int, count: int, process: subprocess.Popen[bytes], started: list[subprocess.Popen[bytes]]
+) -> None:
+    """Once the server's socket listens, start ``count`` clients that read every byte and
+    discard it: ``curl`` processes (or, without curl, this script's ``--read-client``),
+    appended to ``started``. They are started only then, one after another (a few ms each):
+    curl retries a refused connection only after whole seconds, and retrying it sooner from a
+    shell forks a curl per attempt, which filled the machine."""
+    if count <= 0:
+        return
+    while process.poll() is None:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1):
                 break
         except OSError:
-            if process.poll() is not None:
-                return 0
-            await trio.sleep(0.05)
-    # The clients that are not timed are curl processes when curl is there (100 browsers are
-    # not in the arena's machine: this process reading 100 streams in Python would be the
-    # slowest client of all, and its CPU the machine's).
+            time.sleep(0.01)
     curl = shutil.which("curl")
-    readers = []
-    async with trio.open_nursery() as nursery:
-        for watcher in watchers:
-            if watcher.timed or curl is None:
-                nursery.start_soon(watcher.run, port)
-            else:
-                argv = [curl, "-sN", "-o", os.devnull, f"http://127.0.0.1:{port}/events"]
-                readers.append(await trio.to_thread.run_sync(_start, argv))
-        while "still serving the finished pages" not in await trio.Path(log).read_text():
+    url = f"http://127.0.0.1:{port}/events"
+    me = [sys.executable, str(Path(__file__).resolve())]
+    reader = (
+        [curl, "-sN", "-o", os.devnull, "--retry-connrefused", "--retry", "30", url]
+        if curl is not None
+        else [*me, "--read-client", str(port)]
+    )
+    for _ in range(count):
+        started.append(subprocess.Popen(reader, stdin=subprocess.DEVNULL, start_new_session=True))
+
+
+def _watch(
+    port: int,
+    clients: int,
+    timers: list[subprocess.Popen[bytes]],
+    readers: list[subprocess.Popen[bytes]],
+    log: Path,
+    process: subprocess.Popen[bytes],
+) -> dict[str, float]:
+    """Read until the tournament is over (its finished line), then read the dropped count
+    and stop the server; the figures. The latency counts the moves made once every client
+    was connected (``/api/stats`` ``clients``)."""
+    connected: float | None = None
+    dropped = -1.0
+    try:
+        while "still serving the finished pages" not in log.read_text():
             if process.poll() is not None:
                 break
-            await trio.sleep(0.2)
-        dropped = stats(port)["dropped"] if process.poll() is None else -1
-        _PARENT_CPU.append(_cpu_seconds(process.pid))
-        process.terminate()
-        nursery.cancel_scope.cancel()
-    for reader in readers:
-        reader.terminate()
-        reader.wait()
-    return dropped
+            if connected is None:
+                try:
+                    if stats(port)["clients"] >= clients:
+                        connected = time.time()
+                except OSError:  # not listening yet
+                    pass
+            time.sleep(0.02 if connected is None else 0.2)
+        if process.poll() is None:
+            final = stats(port)
+            dropped = float(final["dropped"])
+            figures = {"server_cpu_s": _cpu_seconds(process.pid), "dropped": dropped}
+            figures["writes"] = float(final.get("writes", 0))
+            process.terminate()  # the server closes every stream: the clients see the end
+        else:
+            figures = {"dropped": dropped}
+        pairs: list[tuple[float, float]] = []
+        client_cpu = 0.0
+        received: list[int] = []
+        for timer in timers:
+            try:
+                output, _ = timer.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                timer.terminate()
+                output, _ = timer.communicate()
+            if output:
+                result = json.loads(output)
+                pairs += [(t, lag) for t, lag in result["moves"]]
+                client_cpu += result["cpu_s"]
+                received.append(result["bytes"])
+    finally:
+        _end([*timers, *readers])
+    figures["client_cpu_s"] = client_cpu
+    if received:
+        figures["client_mb"] = statistics.mean(received) / 1e6
+    if pairs:
+        first = min(t for t, _ in pairs)
+        figures["connected_s"] = (connected or float("inf")) - first
+        lags = sorted(lag for t, lag in pairs if connected is not None and t >= connected)
+        figures["timed"] = float(len(lags))
+        if lags:
+            figures["p50_ms"] = 1000 * statistics.median(lags)
+            figures["p95_ms"] = 1000 * lags[int(0.95 * (len(lags) - 1))]
+            figures["max_ms"] = 1000 * lags[-1]
+    return figures
 
 
-def _start(argv: list[str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+def _end(clients: list[subprocess.Popen[bytes]]) -> None:
+    """Stop the clients still running, each with its process group (a shell and its curl)."""
+    for client in clients:
+        if client.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(client.pid, signal.SIGTERM)
+        client.wait()
+
+
+def read_client(port: int) -> int:
+    """An ``/events`` client that reads every byte and discards it (``--read-client``)."""
+    with _connect(port) as sock:
+        sock.sendall(b"GET /events HTTP/1.1\r\nHost: bench\r\n\r\n")
+        with contextlib.suppress(OSError):
+            while sock.recv(1 << 20):
+                pass
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -239,7 +353,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=8, help="hands per match")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each configuration")
     parser.add_argument("--clients", type=int, default=100, help="SSE clients")
+    parser.add_argument("--timed-client", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--read-client", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.timed_client is not None:
+        return timed_client(args.timed_client)
+    if args.read_client is not None:
+        return read_client(args.read_client)
+    # Imported here: a client process (above) imports nothing of the arena's.
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.referee_bench import build_c_bot
+
     binary = build_c_bot()
     runs: dict[str, list[dict[str, float]]] = {"off": [], "serve0": [], "serve": []}
     for _ in range(args.repeat):
@@ -267,6 +391,15 @@ def main(argv: list[str] | None = None) -> int:
     every_served = ", ".join(f"{r['ref_us']:.1f}" for r in runs["serve"])
     print(f"\nreferee CPU per move, served / off: {ratio:.3f} (target <= 1.05)")
     print(f"every run, µs/move: off [{every}], served [{every_served}]")
+    for r in runs["serve"]:
+        print(
+            f"served run: p95 {r.get('p95_ms', float('nan')):.1f} ms over {r.get('timed', 0):.0f}"
+            f" timed moves; wall {r['wall_s']:.1f} s; all {args.clients} clients connected"
+            f" {r.get('connected_s', float('nan')):+.2f} s after the first move; the"
+            f" {min(TIMED_CLIENTS, args.clients)} timed clients' CPU {r['client_cpu_s']:.2f} s;"
+            f" {r.get('client_mb', 0):.1f} MB and {r.get('writes', 0) / args.clients:.0f} writes"
+            " per client"
+        )
     p95 = best["serve"].get("p95_ms")
     if p95 is not None:
         print(f"move-to-client latency p95: {p95:.1f} ms (target <= 250 ms)")

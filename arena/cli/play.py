@@ -52,6 +52,8 @@ def _play(args: argparse.Namespace) -> int:
 
         folder = replay_path.absolute().parent
         live = live_setup(args, f"Match, seed {seed}", folder, "the match")
+        if live is not None:
+            live.plays_here = True
     plan = _sandbox_plan(sandbox, "arena play", match_outputs(replay_path))
     config = MatchConfig(
         game=game,

@@ -38,10 +38,13 @@ class Live:
     hub: Hub
     root: Path | None
     db: Path | None = None
+    #: Whether the command plays its match in this process (`arena play`): then the server
+    #: leaves the garbage collector as it is while it plays (`arena.serve.server.serving`).
+    plays_here: bool = False
 
     def around(self) -> AbstractAsyncContextManager[object]:
         """The server while the command plays (entered in its trio program)."""
-        return live_server(self.hub, self.sock, self.root, self.db)
+        return live_server(self.hub, self.sock, self.root, self.db, not self.plays_here)
 
     def recorded(self, match: int, replay: Replay, path: Path | None) -> None:
         """A finished match's replay is written (``None``: it could not be)."""

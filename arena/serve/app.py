@@ -14,9 +14,11 @@ Pages (HTML: `arena.serve.pages`), data (JSON) and the event stream (Server-Sent
 
 Only GET and HEAD are answered (anything else: 405, and nothing changes); an unknown path,
 and any path that tries to leave the folder (``..``, encoded or not, absolute, a link that
-points out), is 404. Each ``/events`` client is a cursor into the hub's ring: one write per
-batch of events, and a client whose write stalls for :data:`SEND_TIMEOUT_S` (it stopped
-reading), or that falls behind the ring, is dropped.
+points out), is 404. Each ``/events`` client is a cursor into the hub's ring, woken once per
+batch the hub cuts (:data:`arena.serve.hub.BATCH_S`) and written it in one write (the
+batch's own bytes, the same for every client of the whole stream); a client whose write
+stalls for :data:`SEND_TIMEOUT_S` (it stopped reading), or that falls behind the ring, is
+dropped.
 """
 
 from __future__ import annotations
@@ -44,9 +46,6 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 #: A client whose write has not gone through in this long is dropped (it stopped reading).
 SEND_TIMEOUT_S = 5.0
-#: Events are sent in batches at most this often per client (one write per batch): a tenth of
-#: a second keeps a page current and a hundred clients cheap.
-BATCH_S = 0.1
 #: A comment line this often keeps an idle stream open through proxies.
 KEEPALIVE_S = 15.0
 #: How often a browser retries a lost stream (the SSE ``retry:`` field), in milliseconds.
@@ -70,7 +69,6 @@ class App:
         self.hub = hub
         self.root = None if root is None else root.resolve()
         self.clients = 0
-        self.dropped = 0
         self._replays: dict[int, dict[str, Any]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -100,7 +98,8 @@ class App:
         elif path == "/api/state":
             await _json(send, hub.state())
         elif path == "/api/stats":
-            stats: dict[str, float] = {"clients": self.clients, "dropped": self.dropped}
+            stats: dict[str, float] = {"clients": self.clients, "dropped": hub.dropped}
+            stats["writes"] = hub.writes
             stats["ring"] = len(hub.ring)
             stats["lag_ms"] = round(hub.lag_s * 1000, 1)
             await _json(send, stats)
@@ -271,11 +270,11 @@ class App:
                 if await writer.write(head):
                     await self._pump(writer, cursor, match, steps_sent)
                 else:
-                    self.dropped += 1
+                    self.hub.dropped += 1
                 nursery.cancel_scope.cancel()
         finally:
             if writer.stalled:  # cut off by the kernel in the middle of a write
-                self.dropped += 1
+                self.hub.dropped += 1
             self.clients -= 1
 
     def _new_steps(
@@ -293,30 +292,43 @@ class App:
         return chunk + b"event: steps\ndata: " + data + b"\n\n", end
 
     async def _pump(self, writer: _Writer, cursor: int, match: int | None, sent: int) -> None:
+        """Write the stream from event ``cursor`` on: one write per batch of the hub's
+        (:data:`~arena.serve.hub.BATCH_S`), the batch's own bytes for the whole stream."""
         hub = self.hub
-        token = hub.token
         while True:
-            with trio.move_on_after(KEEPALIVE_S):
+            with trio.move_on_after(KEEPALIVE_S) as idle:
                 await hub.wait(cursor)
             try:
-                events = hub.since(cursor)
+                if match is None:
+                    parts, cursor = hub.stream_since(cursor)
+                else:
+                    parts, cursor, sent = self._match_since(cursor, match, sent)
             except BehindError:
-                self.dropped += 1
+                self.hub.dropped += 1
                 return
-            parts: list[bytes] = []
-            for item in events:
-                if match is not None and item.match not in (None, match):
-                    continue
-                parts.append(item.sse(token))
-                if match is not None and item.match == match and item.end > sent:
-                    steps, sent = self._new_steps(b"", match, sent, item.end)
-                    parts.append(steps)
-            if events:
-                cursor = events[-1].seq
-            if not await writer.write(b"".join(parts) or b": keep-alive\n\n"):
-                self.dropped += 1
+            if not parts and not idle.cancelled_caught:
+                continue  # nothing of this client's match in the batch
+            chunk = parts[0] if len(parts) == 1 else b"".join(parts) or b": keep-alive\n\n"
+            self.hub.writes += 1
+            if not await writer.write(chunk):
+                self.hub.dropped += 1
                 return
-            await trio.sleep(BATCH_S)
+
+    def _match_since(self, cursor: int, match: int, sent: int) -> tuple[list[bytes], int, int]:
+        """The events after ``cursor`` of ``match`` and of the tournament, each of the
+        match's followed by its new viewer steps; the new cursor and steps sent."""
+        hub = self.hub
+        token = hub.token
+        events = hub.since(cursor)
+        parts: list[bytes] = []
+        for item in events:
+            if item.match not in (None, match):
+                continue
+            parts.append(item.sse(token))
+            if item.match == match and item.end > sent:
+                steps, sent = self._new_steps(b"", match, sent, item.end)
+                parts.append(steps)
+        return parts, events[-1].seq if events else cursor, sent
 
 
 class _Writer:

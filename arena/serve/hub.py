@@ -8,7 +8,14 @@ await: a match never waits for a watcher.
 Every change becomes one :class:`Published` event in a ring of the last
 :data:`EVENT_BUFFER` events, numbered in order. A client of ``/events`` is a cursor into that
 ring, not a queue of its own: its backlog is at most the ring, and a client that falls further
-behind than the ring (it stopped reading) is dropped. Ids are ``TOKEN-N``: ``TOKEN`` is new
+behind than the ring (it stopped reading) is dropped.
+
+Every :data:`BATCH_S` the events published since the last cut become one :class:`Batch`
+(:meth:`Hub.cut`, run by :meth:`Hub.cut_batches` in the server): its SSE text is made once,
+and every client that is up to date is woken once and written that same bytes object. So a
+client costs one wake-up and one write per batch however many events a batch holds, and no
+client copies or filters events of its own (only one that resumed in the middle of a batch,
+or that follows one match, ``?match=ID``). Ids are ``TOKEN-N``: ``TOKEN`` is new
 for every server process, so a client that comes back with a ``Last-Event-ID`` of another run
 (the server restarted) is told to reload (a ``reset`` event) instead of being sent a wrong
 resumption.
@@ -20,6 +27,7 @@ import secrets
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import msgspec
@@ -34,6 +42,10 @@ from arena.text import seat_name
 
 #: How many events the hub keeps for clients that are behind or reconnect (Last-Event-ID).
 EVENT_BUFFER = 20_000
+#: The stream is cut into a batch this often (seconds): each client is woken and written to
+#: at most once per batch. A tenth of a second keeps a page current and a hundred clients
+#: cheap (a thousand writes a second in all).
+BATCH_S = 0.1
 #: How many finished matches keep their live data (a finished match is then its replay's).
 FINISHED_KEPT = 64
 #: How many finished matches the state lists (the most recent).
@@ -67,6 +79,23 @@ class Published:
                 data,
             )
         return self.text
+
+
+@dataclass(slots=True)
+class Batch:
+    """The events numbered ``first`` to ``last``, cut together: one piece of SSE text for
+    every client of the whole stream (made once, when it is first asked for)."""
+
+    first: int
+    last: int
+    events: list[Published]
+    _text: bytes = b""
+
+    def sse(self, token: str) -> bytes:
+        """Every event's SSE text, in order (the same bytes object on every call)."""
+        if not self._text:
+            self._text = b"".join(item.sse(token) for item in self.events)
+        return self._text
 
 
 class BehindError(Exception):
@@ -154,7 +183,15 @@ class Hub:
         self.standings_doc: dict[str, Any] | None = None
         self.moves = 0
         self.lag_s = 0.0
-        self._lot = trio.lowlevel.ParkingLot()
+        # The stream's dropped clients and writes (``/api/stats``), over every server of this
+        # hub: a tournament's server is started again for its finished pages.
+        self.dropped = 0
+        self.writes = 0
+        #: The batches whose events are all still in the ring, oldest first.
+        self.batches: deque[Batch] = deque()
+        #: The number of the last event cut into a batch.
+        self.batched = 0
+        self._lot = trio.lowlevel.ParkingLot()  # clients waiting for the next batch
 
     # -- feeding ----------------------------------------------------------------------------
 
@@ -261,7 +298,66 @@ class Hub:
     ) -> None:
         self.seq += 1
         self.ring.append(Published(self.seq, kind, match, payload, start, end))
+
+    # -- batches ----------------------------------------------------------------------------
+
+    def cut(self) -> Batch | None:
+        """Make the events published since the last cut one batch, and wake every client
+        waiting for one; ``None`` when there was none."""
+        if self.seq <= self.batched:
+            return None
+        ring = self.ring
+        first = max(self.batched + 1, ring[0].seq)  # a burst longer than the ring: the rest
+        events = list(islice(reversed(ring), self.seq - first + 1))  # from the newest end
+        events.reverse()
+        batch = Batch(first, self.seq, events)
+        self.batches.append(batch)
+        self.batched = self.seq
+        while self.batches[0].first < ring[0].seq:  # its oldest events are gone from the ring
+            self.batches.popleft()
         self._lot.unpark_all()
+        return batch
+
+    async def cut_batches(self, every: float = BATCH_S) -> None:
+        """Cut a batch every ``every`` seconds, forever (a task of the server)."""
+        while True:
+            await trio.sleep(every)
+            self.cut()
+
+    async def wait(self, seq: int) -> None:
+        """Return once a batch holds an event after ``seq``."""
+        while self.batched <= seq:
+            await self._lot.park()
+
+    def stream_since(self, seq: int) -> tuple[list[bytes], int]:
+        """The SSE text of the batched events after number ``seq`` (the whole stream), and
+        the number of the last of them.
+
+        A client whose cursor is at the end of a batch (every client once it has been sent
+        one batch) is given the batches' own texts: the same bytes objects as every other
+        such client. Only events of a batch that ``seq`` falls inside (a client that joined
+        or resumed between two cuts), or older than the batches kept, are given one by one.
+
+        Raises:
+            BehindError: when some of them are no longer kept.
+        """
+        if seq >= self.batched:
+            return [], seq
+        newer: list[Batch] = []
+        for batch in reversed(self.batches):  # from the newest: usually one batch is new
+            if batch.last <= seq:
+                break
+            newer.append(batch)
+        newer.reverse()
+        token = self.token
+        parts: list[bytes] = []
+        if not newer or newer[0].first != seq + 1:
+            upto = newer.pop(0).last if newer and newer[0].first <= seq else None
+            if upto is None:
+                upto = newer[0].first - 1 if newer else self.batched
+            parts = [item.sse(token) for item in self.since(seq) if item.seq <= upto]
+        parts += [batch.sse(token) for batch in newer]
+        return parts, self.batched
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -290,11 +386,6 @@ class Hub:
             newer.append(item)
         newer.reverse()
         return newer
-
-    async def wait(self, seq: int) -> None:
-        """Return once there is an event after ``seq``."""
-        while self.seq <= seq:
-            await self._lot.park()
 
     def resume_from(self, last_event_id: str | None) -> int | None:
         """The event number to resume after, from a client's ``Last-Event-ID``; ``None``

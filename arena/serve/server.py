@@ -9,12 +9,13 @@ loopback address prints that anyone on that network can watch.
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import os
 import socket
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,9 @@ SEND_BUFFER = 128 * 1024
 POLL_S = 1.0
 #: Standings are recomputed at most this often (seconds).
 STANDINGS_EVERY_S = 0.5
+#: While serving, the garbage collector's youngest generation is collected after this many
+#: allocations (CPython's default: 700), see :func:`_collect_less`.
+GC_YOUNG_THRESHOLD = 20_000
 
 
 class ServeError(ArenaError):
@@ -146,8 +150,13 @@ def announce(address: Address, sock: socket.socket, what: str) -> None:
 
 
 @asynccontextmanager
-async def serving(hub: Hub, sock: socket.socket, root: Path | None) -> AsyncIterator[App]:
-    """Serve ``hub`` on ``sock`` while the block runs (hypercorn's trio worker)."""
+async def serving(
+    hub: Hub, sock: socket.socket, root: Path | None, collect_less: bool = True
+) -> AsyncIterator[App]:
+    """Serve ``hub`` on ``sock`` while the block runs (hypercorn's trio worker), cutting its
+    stream into batches (:meth:`~arena.serve.hub.Hub.cut_batches`); with ``collect_less``
+    (a process that plays no match meanwhile), with fewer garbage collections
+    (:func:`_collect_less`)."""
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
@@ -161,13 +170,53 @@ async def serving(hub: Hub, sock: socket.socket, root: Path | None) -> AsyncIter
     config.graceful_timeout = 0.5
     config.keep_alive_timeout = 30
     stop = trio.Event()
+    with _collect_less() if collect_less else nullcontext():
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_serve, serve, app, config, stop)
+            nursery.start_soon(_cut_batches, hub, stop)
+            try:
+                yield app
+            finally:
+                stop.set()
+                nursery.cancel_scope.deadline = trio.current_time() + 1.0
+
+
+@contextmanager
+def _collect_less() -> Iterator[None]:
+    """Fewer and shorter pauses of the garbage collector while the block runs.
+
+    The server's process keeps tens of thousands of objects alive (the ring, every match's
+    events) and makes many short-lived ones per write; with CPython's default thresholds it
+    ran a full collection, 100 to 400 ms with the loop stopped, about twice a second during
+    a busy tournament (benchmarks/serve_bench.py). Everything made before serving (modules,
+    the tournament's set-up) is frozen out of every collection (``gc.freeze``), and the
+    youngest generation is collected every :data:`GC_YOUNG_THRESHOLD` allocations; both are
+    undone after (the objects are unfrozen only when none was frozen before: those were
+    frozen by someone else). Not while a match is played in the same process (``arena play
+    --serve``): a young collection of 20,000 objects is a longer pause of the referee, which
+    a bot's clock would be charged for; the referee freezes its own start-up objects
+    (`arena.referee.match.freeze_startup_objects`).
+    """
+    thresholds = gc.get_threshold()
+    frozen = gc.get_freeze_count()
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *thresholds[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        if not frozen:
+            gc.unfreeze()
+
+
+async def _cut_batches(hub: Hub, stop: trio.Event) -> None:
+    """Cut the hub's batches until the server stops, then once more (for the clients served
+    during hypercorn's graceful shutdown)."""
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(_serve, serve, app, config, stop)
-        try:
-            yield app
-        finally:
-            stop.set()
-            nursery.cancel_scope.deadline = trio.current_time() + 1.0
+        nursery.start_soon(hub.cut_batches)
+        await stop.wait()
+        nursery.cancel_scope.cancel()
+    hub.cut()
 
 
 async def _serve(serve: Any, app: App, config: Any, stop: trio.Event) -> None:
@@ -229,11 +278,16 @@ def _publish(hub: Hub, entries: list[FinishedEntry], document: dict[str, Any], c
 
 @asynccontextmanager
 async def live_server(
-    hub: Hub, sock: socket.socket, root: Path | None, db: Path | None = None
+    hub: Hub,
+    sock: socket.socket,
+    root: Path | None,
+    db: Path | None = None,
+    collect_less: bool = True,
 ) -> AsyncIterator[App]:
     """Serve ``hub`` while the block runs, and (with ``db``) follow the tournament's
-    database: its results and standings (:func:`follow_database`)."""
-    async with trio.open_nursery() as nursery, serving(hub, sock, root) as app:
+    database: its results and standings (:func:`follow_database`). ``collect_less``: see
+    :func:`serving`."""
+    async with trio.open_nursery() as nursery, serving(hub, sock, root, collect_less) as app:
         if db is not None:
             nursery.start_soon(follow_database, hub, db)
         try:

@@ -100,6 +100,17 @@ class WorkerPool:
                     ready.notify_all()
                 await slot.process.send_line(encode(job).rstrip(b"\n"))
 
+        async def receive(index: int) -> FromWorker:
+            slot = self.slots[index]
+            try:
+                line = await slot.process.receive_line()
+            except BotEOFError:
+                raise RuntimeError(
+                    f"tournament worker {index} stopped unexpectedly: "
+                    f"{slot.process.exit_status().describe()}\n{slot.process.stderr_tail()}"
+                ) from None
+            return decode_from_worker(line)
+
         async def collect(index: int) -> None:
             slot = self.slots[index]
             while True:
@@ -108,18 +119,14 @@ class WorkerPool:
                         if exhausted:
                             return
                         await ready.wait()
-                try:
-                    line = await slot.process.receive_line()
-                except BotEOFError:
-                    raise RuntimeError(
-                        f"tournament worker {index} stopped unexpectedly: "
-                        f"{slot.process.exit_status().describe()}\n{slot.process.stderr_tail()}"
-                    ) from None
-                message: FromWorker = decode_from_worker(line)
-                if isinstance(message, JobEvent):
+                message = await receive(index)
+                # A match's live events come while it is in flight: they are read one after
+                # another without taking the condition (a scheduler round trip per event
+                # made a live tournament's parent fall behind its workers).
+                while isinstance(message, JobEvent):
                     if on_event is not None:
                         on_event(message)
-                    continue
+                    message = await receive(index)
                 if isinstance(message, JobStarted):
                     await on_started(message.table)
                     continue
