@@ -18,7 +18,7 @@ import enum
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from arena.games.tiles import Tile, tile_str
 
@@ -70,7 +70,13 @@ class HandEnd(enum.Enum):
     TARGET = "target"  #: a score reached the match target during the hand (Fives)
 
 
-@dataclass(frozen=True, slots=True)
+# A frozen dataclass's generated __init__ writes each field with ``object.__setattr__``, looked
+# up anew per field; the classes made once per hand (in every random playout) write them through
+# this one bound look-up instead. Same fields, same errors for a missing argument.
+_set_field = object.__setattr__
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class HandOutcome:
     """The result of a finished hand.
 
@@ -87,6 +93,20 @@ class HandOutcome:
     award: tuple[int, ...]
     scores: tuple[int, ...]
     pips: tuple[int, ...]
+
+    def __init__(
+        self,
+        kind: HandEnd,
+        winners: tuple[int, ...],
+        award: tuple[int, ...],
+        scores: tuple[int, ...],
+        pips: tuple[int, ...],
+    ) -> None:
+        _set_field(self, "kind", kind)
+        _set_field(self, "winners", winners)
+        _set_field(self, "award", award)
+        _set_field(self, "scores", scores)
+        _set_field(self, "pips", pips)
 
 
 class PublicEvent(NamedTuple):
@@ -164,12 +184,58 @@ class IllegalMoveError(ValueError):
         super().__init__(f"illegal move {move}: open ends {ends_text}; legal moves: {legal_text}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, init=False)
 class Deal:
-    """The tiles of one hand: each seat's hand in seat order and the boneyard, top first."""
+    """The tiles of one hand: each seat's hand in seat order and the boneyard, top first.
+
+    A deal that an engine's ``deal()`` made (:func:`arena.games.common.deal_hands`) also
+    carries, out of sight, what it was made from: each hand as a bit set and the boneyard as
+    tile indices (``_dealt``), so that ``start_hand`` need not check and convert its tiles
+    again. Any other deal has ``_dealt = None`` and is checked tile by tile. The fields are
+    frozen, so what a deal carries always matches them; equality, hashing, ``repr``, copies and
+    pickles see the two fields only.
+    """
+
+    __slots__ = ("_dealt", "boneyard", "hands")
 
     hands: tuple[tuple[Tile, ...], ...]
     boneyard: tuple[Tile, ...]
+    if TYPE_CHECKING:  # a slot, not a field: annotated for the type checker only
+        _dealt: tuple[tuple[int, ...], tuple[int, ...]] | None
+
+    def __init__(self, hands: tuple[tuple[Tile, ...], ...], boneyard: tuple[Tile, ...]) -> None:
+        _set_field(self, "hands", hands)
+        _set_field(self, "boneyard", boneyard)
+        _set_field(self, "_dealt", None)
+
+    def __getstate__(self) -> tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]:
+        return (self.hands, self.boneyard)
+
+    def __setstate__(self, state: tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]) -> None:
+        self.__init__(*state)  # type: ignore[misc]
+
+
+def made_deal(
+    hands: tuple[tuple[Tile, ...], ...],
+    boneyard: tuple[Tile, ...],
+    masks: tuple[int, ...],
+    stock: tuple[int, ...],
+) -> Deal:
+    """A deal as an engine's ``deal()`` makes it: ``Deal(hands, boneyard)`` carrying each hand
+    as a bit set (``masks``) and the boneyard as tile indices (``stock``), which must be those
+    very tiles (the engines' own deals only; ``start_hand`` trusts them)."""
+    deal = object.__new__(Deal)
+    _set_field(deal, "hands", hands)
+    _set_field(deal, "boneyard", boneyard)
+    _set_field(deal, "_dealt", (masks, stock))
+    return deal
+
+
+def carried(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The bit sets and stock indices a deal made by :func:`made_deal` carries, else ``None``
+    (a deal built from its fields, or decoded, which ``start_hand`` checks tile by tile)."""
+    dealt: tuple[tuple[int, ...], tuple[int, ...]] | None = getattr(deal, "_dealt", None)
+    return dealt
 
 
 class GameState(Protocol):

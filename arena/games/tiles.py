@@ -96,15 +96,16 @@ def tiles_of(mask: int) -> tuple[Tile, ...]:
     return c0[mask & 127] + c1[mask >> 7 & 127] + c2[mask >> 14 & 127] + c3[mask >> 21 & 127]
 
 
+# The pip total of every 7-bit slice of a hand, as _CHUNKS holds its tiles.
+_PIP_CHUNKS = tuple(tuple(sum(a + b for a, b in tiles) for tiles in chunk) for chunk in _CHUNKS)
+
+
 def pips_of(mask: int) -> int:
     """Total pips of the tiles in a bit set (a double counts both halves; 0-0 counts 0)."""
-    # The loop of indices_of() inlined: the engines ask for the pips of every hand at a hand's end.
-    total = 0
-    while mask:
-        low_bit = mask & -mask
-        total += PIPS[low_bit.bit_length() - 1]
-        mask ^= low_bit
-    return total
+    # Four look-ups, whatever the hand holds: the engines ask for the pips of every hand at a
+    # hand's end, once per random playout.
+    p0, p1, p2, p3 = _PIP_CHUNKS
+    return p0[mask & 127] + p1[mask >> 7 & 127] + p2[mask >> 14 & 127] + p3[mask >> 21 & 127]
 
 
 # The tiles of ALL_TILES by id(). Deals hand out these very tuple objects, and a live object with
@@ -138,10 +139,26 @@ def shuffled_indices(seed: int) -> list[int]:
     return order
 
 
+#: The bit of each tile index (``1 << i``), in index order.
+TILE_BITS: tuple[int, ...] = tuple(1 << i for i in range(28))
+
+
+def shuffled_bits(seed: int) -> list[int]:
+    """The bits of the tiles in the order ``shuffled_set(seed)`` puts them: ``1 << i`` for each
+    ``i`` of ``shuffled_indices(seed)``. (The same shuffle of a list of the bits: a shuffle moves
+    positions, whatever they hold.)"""
+    bits = list(TILE_BITS)
+    random.Random(seed).shuffle(bits)
+    return bits
+
+
 def shuffled_set(seed: int) -> list[Tile]:
     """All 28 tiles shuffled as ``random.Random(seed).shuffle`` does (Fisher-Yates; stable
     across platforms).
 
     This is the only place randomness enters the engines.
     """
-    return list(map(ALL_TILES.__getitem__, shuffled_indices(seed)))
+    # The very order of shuffled_indices(seed): a shuffle moves positions, whatever they hold.
+    tiles = list(ALL_TILES)
+    random.Random(seed).shuffle(tiles)
+    return tiles
