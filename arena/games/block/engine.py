@@ -387,11 +387,15 @@ class BlockState(HandState):
                     return _played_out(kind, other, hand, self.scores, 1, 0)
                 return _played_out(kind, hand, other, self.scores, 1, 0)
             hand, other = other, hand
+            mover = first ^ 1
         else:
+            mover = first
             left_codes = _LEFT_CODES[self.left]
             left_fits = _FITS[self.left]
             right_codes = _RIGHT_CODES[self.right]
             right_fits = _FITS[self.right]
+        # Two turns per pass of the loop: seat ``mover``'s, holding ``hand``, then the other's,
+        # holding ``other`` (each hand stays in its variable: no swap, no seat to track).
         while True:
             codes = left_codes[hand & left_fits] + right_codes[hand & right_fits]
             if codes:
@@ -404,19 +408,34 @@ class BlockState(HandState):
                     left_codes = end_codes
                     left_fits = end_fits
                 if not hand:
-                    break  # a domino: the mover, who holds ``hand``, made the last turn
+                    break  # a domino
             elif other & (left_fits | right_fits):
                 choice(_PASS_ONLY)  # as the verbs would, so that the random stream stays in step
                 passes += 1
             else:
-                kind = HandEnd.BLOCK  # the seat to move, holding ``hand``, cannot play
+                kind = HandEnd.BLOCK  # neither can play
                 break
-            hand, other = other, hand
+            codes = left_codes[other & left_fits] + right_codes[other & right_fits]
+            if codes:
+                bit, on_right, end_codes, end_fits = choice(codes)
+                other ^= bit
+                if on_right:
+                    right_codes = end_codes
+                    right_fits = end_fits
+                else:
+                    left_codes = end_codes
+                    left_fits = end_fits
+                if not other:
+                    break  # a domino
+            elif hand & (left_fits | right_fits):
+                choice(_PASS_ONLY)
+                passes += 1
+            else:
+                kind = HandEnd.BLOCK
+                break
         plays = tiles - hand.bit_count() - other.bit_count()
-        turns = plays + passes if kind is HandEnd.BLOCK else plays + passes - 1
-        # ``hand`` is the hand of the seat of turn ``turns`` (counted from 0 at ``first``).
-        if first ^ turns & 1:
-            return _played_out(kind, other, hand, self.scores, plays, passes)
+        if mover:  # ``hand`` is seat 1's
+            hand, other = other, hand
         return _played_out(kind, hand, other, self.scores, plays, passes)
 
     def outcome(self) -> HandOutcome | None:
