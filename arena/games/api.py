@@ -72,8 +72,8 @@ class HandEnd(enum.Enum):
 
 # A frozen dataclass's generated __init__ writes each field with ``object.__setattr__``, looked
 # up anew per field; the classes made once per hand (in every random playout) write them through
-# this one bound look-up instead. Same fields, same errors for a missing argument.
-_set_field = object.__setattr__
+# their slots' setters instead (bound once, below each class; like object.__setattr__ they bypass
+# the frozen class's __setattr__). Same fields, same errors for a missing argument.
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -102,11 +102,18 @@ class HandOutcome:
         scores: tuple[int, ...],
         pips: tuple[int, ...],
     ) -> None:
-        _set_field(self, "kind", kind)
-        _set_field(self, "winners", winners)
-        _set_field(self, "award", award)
-        _set_field(self, "scores", scores)
-        _set_field(self, "pips", pips)
+        _set_kind(self, kind)
+        _set_winners(self, winners)
+        _set_award(self, award)
+        _set_scores(self, scores)
+        _set_pips(self, pips)
+
+
+_set_kind = HandOutcome.__dict__["kind"].__set__
+_set_winners = HandOutcome.__dict__["winners"].__set__
+_set_award = HandOutcome.__dict__["award"].__set__
+_set_scores = HandOutcome.__dict__["scores"].__set__
+_set_pips = HandOutcome.__dict__["pips"].__set__
 
 
 class PublicEvent(NamedTuple):
@@ -204,9 +211,9 @@ class Deal:
         _dealt: tuple[tuple[int, ...], tuple[int, ...]] | None
 
     def __init__(self, hands: tuple[tuple[Tile, ...], ...], boneyard: tuple[Tile, ...]) -> None:
-        _set_field(self, "hands", hands)
-        _set_field(self, "boneyard", boneyard)
-        _set_field(self, "_dealt", None)
+        _set_hands(self, hands)
+        _set_boneyard(self, boneyard)
+        _set_dealt(self, None)
 
     def __getstate__(self) -> tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]:
         return (self.hands, self.boneyard)
@@ -224,11 +231,17 @@ def made_deal(
     """A deal as an engine's ``deal()`` makes it: ``Deal(hands, boneyard)`` carrying each hand
     as a bit set (``masks``) and the boneyard as tile indices (``stock``), which must be those
     very tiles (the engines' own deals only; ``start_hand`` trusts them)."""
-    deal = object.__new__(Deal)
-    _set_field(deal, "hands", hands)
-    _set_field(deal, "boneyard", boneyard)
-    _set_field(deal, "_dealt", (masks, stock))
+    deal = _new_object(Deal)
+    _set_hands(deal, hands)
+    _set_boneyard(deal, boneyard)
+    _set_dealt(deal, (masks, stock))
     return deal
+
+
+_new_object = object.__new__
+_set_hands = Deal.__dict__["hands"].__set__
+_set_boneyard = Deal.__dict__["boneyard"].__set__
+_set_dealt = Deal.__dict__["_dealt"].__set__
 
 
 def carried(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
