@@ -61,7 +61,6 @@ from arena.games.api import (
     Move,
     Playout,
     SeatView,
-    carried,
     made_deal,
     play,
     verb_playout,
@@ -556,7 +555,8 @@ def deal(rules: BlockRules, players: int, seed: int) -> Deal:
     :func:`arena.games.common.deal_hands`'s deal for two hands of seven, written out: it carries
     the hands' bit sets and the stock's indices for :func:`start_hand`.
     """
-    _check_players(players)
+    if players != PLAYERS:
+        _check_players(players)
     order = shuffled_indices(seed)
     b = _BITS  # the bit sets of the two hands, a tile at a time (cheaper than sum of a slice)
     first = b[order[0]] | b[order[1]] | b[order[2]] | b[order[3]] | b[order[4]] | b[order[5]]
@@ -603,8 +603,10 @@ def start_hand(
         ValueError: when the players are not 2, the deal is not the 28 distinct tiles of the
             set, a hand does not hold seven tiles, or both seats are retired.
     """
-    _check_players(players)
-    dealt = carried(deal)  # a deal of ours: its bit sets are its tiles'
+    if players != PLAYERS:
+        _check_players(players)
+    # api.carried(deal), inlined: a deal made by an engine's deal() carries its bit sets.
+    dealt = getattr(deal, "_dealt", None)
     if dealt is None or len(dealt[0]) != PLAYERS or dealt[0][0].bit_count() != HAND_SIZE:
         dealt = _dealt(deal)
     elif dealt[0][1].bit_count() != HAND_SIZE:
