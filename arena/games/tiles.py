@@ -127,8 +127,8 @@ def canonical_tiles(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
 # -- the shuffle --------------------------------------------------------------------------------
 #
 # A deal is defined as ``random.Random(seed).shuffle`` of the 28 tile indices 0..27 (every
-# recorded deal and golden replay depends on that order): the public generator, seeded once per
-# deal, and its own shuffle. What the engines do with the order afterwards is theirs to make cheap.
+# recorded deal and golden replay depends on that order): a fresh public generator per deal and
+# its own shuffle. What the engines do with the order afterwards is theirs to make cheap.
 
 
 def shuffled_indices(seed: int) -> list[int]:
@@ -137,19 +137,6 @@ def shuffled_indices(seed: int) -> list[int]:
     order = list(range(28))
     random.Random(seed).shuffle(order)
     return order
-
-
-#: The bit of each tile index (``1 << i``), in index order.
-TILE_BITS: tuple[int, ...] = tuple(1 << i for i in range(28))
-
-
-def shuffled_bits(seed: int) -> list[int]:
-    """The bits of the tiles in the order ``shuffled_set(seed)`` puts them: ``1 << i`` for each
-    ``i`` of ``shuffled_indices(seed)``. (The same shuffle of a list of the bits: a shuffle moves
-    positions, whatever they hold.)"""
-    bits = list(TILE_BITS)
-    random.Random(seed).shuffle(bits)
-    return bits
 
 
 def shuffled_set(seed: int) -> list[Tile]:
