@@ -365,10 +365,9 @@ class BlockState(HandState):
         choice = rng.choice
         first = self.to_move
         assert first is not None
-        # Only what the next turn needs is kept, as locals: the mover's hand and the other's
-        # (swapped after every turn), and per end the table of its plays and the tiles that fit
-        # it (a play's code carries its end's next pair). Whose turn it is and how many plays
-        # were made follow at the end from the counts: turns alternate, and a play takes a tile.
+        # Only what the next turn needs is kept, as locals: the two hands, and per end the table
+        # of its plays and the tiles that fit it (a play's code carries its end's next pair).
+        # How many plays were made follows at the end from the tile counts.
         hand = self.hands[first]
         other = self.hands[first ^ 1]
         tiles = hand.bit_count() + other.bit_count()
