@@ -18,7 +18,7 @@ import enum
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from arena.games.tiles import Tile, tile_str
 
@@ -70,7 +70,13 @@ class HandEnd(enum.Enum):
     TARGET = "target"  #: a score reached the match target during the hand (Fives)
 
 
-@dataclass(frozen=True, slots=True)
+# A frozen dataclass's generated __init__ writes each field with ``object.__setattr__``, looked
+# up anew per field; the classes made once per hand (in every random playout) write them through
+# their slots' setters instead (bound once, below each class; like object.__setattr__ they bypass
+# the frozen class's __setattr__). Same fields, same errors for a missing argument.
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class HandOutcome:
     """The result of a finished hand.
 
@@ -87,6 +93,27 @@ class HandOutcome:
     award: tuple[int, ...]
     scores: tuple[int, ...]
     pips: tuple[int, ...]
+
+    def __init__(
+        self,
+        kind: HandEnd,
+        winners: tuple[int, ...],
+        award: tuple[int, ...],
+        scores: tuple[int, ...],
+        pips: tuple[int, ...],
+    ) -> None:
+        _set_kind(self, kind)
+        _set_winners(self, winners)
+        _set_award(self, award)
+        _set_scores(self, scores)
+        _set_pips(self, pips)
+
+
+_set_kind = HandOutcome.__dict__["kind"].__set__
+_set_winners = HandOutcome.__dict__["winners"].__set__
+_set_award = HandOutcome.__dict__["award"].__set__
+_set_scores = HandOutcome.__dict__["scores"].__set__
+_set_pips = HandOutcome.__dict__["pips"].__set__
 
 
 class PublicEvent(NamedTuple):
@@ -164,12 +191,64 @@ class IllegalMoveError(ValueError):
         super().__init__(f"illegal move {move}: open ends {ends_text}; legal moves: {legal_text}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, init=False)
 class Deal:
-    """The tiles of one hand: each seat's hand in seat order and the boneyard, top first."""
+    """The tiles of one hand: each seat's hand in seat order and the boneyard, top first.
+
+    A deal that an engine's ``deal()`` made (:func:`arena.games.common.deal_hands`) also
+    carries, out of sight, what it was made from: each hand as a bit set and the boneyard as
+    tile indices (``_dealt``), so that ``start_hand`` need not check and convert its tiles
+    again. Any other deal has ``_dealt = None`` and is checked tile by tile. The fields are
+    frozen, so what a deal carries always matches them; equality, hashing, ``repr``, copies and
+    pickles see the two fields only.
+    """
+
+    __slots__ = ("_dealt", "boneyard", "hands")
 
     hands: tuple[tuple[Tile, ...], ...]
     boneyard: tuple[Tile, ...]
+    if TYPE_CHECKING:  # a slot, not a field: annotated for the type checker only
+        _dealt: tuple[tuple[int, ...], tuple[int, ...]] | None
+
+    def __init__(self, hands: tuple[tuple[Tile, ...], ...], boneyard: tuple[Tile, ...]) -> None:
+        _set_hands(self, hands)
+        _set_boneyard(self, boneyard)
+        _set_dealt(self, None)
+
+    def __getstate__(self) -> tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]:
+        return (self.hands, self.boneyard)
+
+    def __setstate__(self, state: tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...]]) -> None:
+        self.__init__(*state)  # type: ignore[misc]
+
+
+def made_deal(
+    hands: tuple[tuple[Tile, ...], ...],
+    boneyard: tuple[Tile, ...],
+    masks: tuple[int, ...],
+    stock: tuple[int, ...],
+) -> Deal:
+    """A deal as an engine's ``deal()`` makes it: ``Deal(hands, boneyard)`` carrying each hand
+    as a bit set (``masks``) and the boneyard as tile indices (``stock``), which must be those
+    very tiles (the engines' own deals only; ``start_hand`` trusts them)."""
+    deal = _new_object(Deal)
+    _set_hands(deal, hands)
+    _set_boneyard(deal, boneyard)
+    _set_dealt(deal, (masks, stock))
+    return deal
+
+
+_new_object = object.__new__
+_set_hands = Deal.__dict__["hands"].__set__
+_set_boneyard = Deal.__dict__["boneyard"].__set__
+_set_dealt = Deal.__dict__["_dealt"].__set__
+
+
+def carried(deal: Deal) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The bit sets and stock indices a deal made by :func:`made_deal` carries, else ``None``
+    (a deal built from its fields, or decoded, which ``start_hand`` checks tile by tile)."""
+    dealt: tuple[tuple[int, ...], tuple[int, ...]] | None = getattr(deal, "_dealt", None)
+    return dealt
 
 
 class GameState(Protocol):

@@ -22,7 +22,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
-from arena.games.api import Deal, HandOutcome, Move, PublicEvent
+from arena.games.api import Deal, HandOutcome, Move, PublicEvent, carried, made_deal
 from arena.games.tiles import (
     ALL_TILES,
     FULL_SET,
@@ -250,14 +250,18 @@ def check_flag_names(game: str, raw: Mapping[str, Any], known: Iterable[str]) ->
 
 def deal_hands(players: int, hand_size: int, seed: int) -> Deal:
     """Shuffle the 28 tiles by ``seed`` and deal ``hand_size`` to each of ``players`` seats, each
-    hand sorted; the rest is the boneyard, top first."""
-    # Sorting tile indices sorts the tiles (ALL_TILES is in canonical order); the indices become
-    # tiles in one itemgetter call per run, cheaper than a call per tile.
+    hand sorted; the rest is the boneyard, top first.
+
+    The deal carries its hands as bit sets and its boneyard as indices (:func:`made_deal`), so
+    that :func:`checked_deal` need not check and convert its tiles again.
+    """
     order = shuffled_indices(seed)
     n = hand_size
     cut = players * n
-    hands = tuple([_tiles_at(sorted(order[start : start + n])) for start in range(0, cut, n)])
-    return Deal(hands=hands, boneyard=_tiles_at(order[cut:]))
+    # A hand's bit set lists its tiles in canonical order: tiles_of sorts them.
+    masks = tuple([sum(map(_BITS.__getitem__, order[s : s + n])) for s in range(0, cut, n)])
+    rest = order[cut:]
+    return made_deal(tuple(map(tiles_of, masks)), _tiles_at(rest), masks, tuple(rest))
 
 
 def _tiles_at(indices: list[int]) -> tuple[Tile, ...]:
@@ -287,6 +291,11 @@ def checked_deal(
         ValueError: when the deal has not one hand per seat, or is not the 28 distinct tiles of
             the set, or a hand does not hold ``hand_size`` tiles (or a tile is not a tile).
     """
+    dealt = carried(deal)
+    if dealt is not None:  # made by deal_hands: 28 distinct tiles, the bit sets theirs
+        made, stock = dealt
+        if len(made) == players and all(m.bit_count() == hand_size for m in made):
+            return deal.hands, list(made), stock
     if len(deal.hands) != players:
         raise ValueError(f"the deal has {len(deal.hands)} hands for {players} players")
     every = tuple(chain(*deal.hands, deal.boneyard))

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import pickle
 import random
 from typing import Any
 
 import pytest
 
 from arena.games import block, fives, matador
-from arena.games.api import Deal, Game
+from arena.games.api import Deal, Game, carried
 from arena.games.common import HAND_SLOTS, HandState, checked_deal, deal_hands
 from arena.games.tiles import ALL_TILES, TILE_INDEX, canonical_tiles, mask_of
 
@@ -84,6 +87,68 @@ def test_checked_deal_makes_tiles_canonical_and_returns_masks_and_stock() -> Non
     assert hands == dealt.hands
     assert masks == [mask_of(h) for h in dealt.hands]
     assert stock == tuple(TILE_INDEX[t] for t in dealt.boneyard)
+
+
+@pytest.mark.parametrize(("engine", "rules", "players"), ENGINES, ids=IDS)
+def test_a_dealt_deal_carries_its_own_tiles_as_bit_sets(
+    engine: Any, rules: Any, players: int
+) -> None:
+    """What a deal from ``deal()`` carries for ``start_hand`` is exactly its tiles: each hand's
+    bit set and the boneyard's indices, top first; a deal built from the same fields carries
+    nothing, is equal to it, and starts the same hand."""
+    for seed in range(200):
+        dealt = engine.deal(rules, players, seed)
+        made = carried(dealt)
+        assert made is not None
+        masks, stock = made
+        assert masks == tuple(mask_of(h) for h in dealt.hands)
+        assert stock == tuple(TILE_INDEX[t] for t in dealt.boneyard)
+        plain = Deal(dealt.hands, dealt.boneyard)
+        assert carried(plain) is None
+        assert plain == dealt
+        assert hash(plain) == hash(dealt)
+        assert repr(plain) == repr(dealt)
+        one = engine.start_hand(rules, players, dealt)
+        other = engine.start_hand(rules, players, plain)
+        assert all(getattr(one, n) == getattr(other, n) for n in type(one).__slots__)
+
+
+def test_a_copied_replaced_or_pickled_deal_carries_nothing() -> None:
+    """Only the engine's own deal carries bit sets: a copy, a replaced or an unpickled deal is
+    equal to it and is checked tile by tile again (its tiles may have changed)."""
+    dealt = block.deal(block.BlockRules(), 2, 3)
+    for other in (
+        copy.copy(dealt),
+        copy.deepcopy(dealt),
+        pickle.loads(pickle.dumps(dealt)),
+        dataclasses.replace(dealt),
+    ):
+        assert other == dealt
+        assert carried(other) is None
+    swapped = dataclasses.replace(dealt, hands=(dealt.hands[1], dealt.hands[0]))
+    assert carried(swapped) is None
+    state = block.start_hand(block.BlockRules(), 2, swapped)
+    assert state.hands == tuple(mask_of(h) for h in swapped.hands)
+
+
+def test_a_dealt_deal_is_frozen_like_any_deal() -> None:
+    """Neither its fields nor what it carries can be assigned."""
+    dealt = deal_hands(2, 7, 1)
+    for name in ("hands", "boneyard", "_dealt"):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(dealt, name, None)
+    assert [f.name for f in dataclasses.fields(dealt)] == ["hands", "boneyard"]
+
+
+def test_a_dealt_deal_used_for_other_hand_sizes_is_checked() -> None:
+    """A deal made for one hand size and started with another is refused as before: what it
+    carries is trusted only when it fits the rules asked for."""
+    with pytest.raises(ValueError, match="seat 0 was dealt 7 tiles; fives deals 6"):
+        checked_deal(deal_hands(2, 7, 9), 2, 6, "fives deals")
+    with pytest.raises(ValueError, match="the deal has 3 hands for 2 players"):
+        checked_deal(deal_hands(3, 7, 9), 2, 7, "fives deals")
+    with pytest.raises(ValueError, match="seat 0 was dealt 6 tiles; block hands hold 7"):
+        block.start_hand(block.BlockRules(), 2, deal_hands(2, 6, 9))
 
 
 @pytest.mark.parametrize(

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from arena.games.api import (
@@ -60,6 +61,7 @@ from arena.games.api import (
     Move,
     Playout,
     SeatView,
+    made_deal,
     play,
     verb_playout,
 )
@@ -68,11 +70,18 @@ from arena.games.common import (
     HandState,
     LineRecord,
     checked_deal,
-    deal_hands,
     hand_slots,
     line_record,
 )
-from arena.games.tiles import ALL_TILES, TILE_BIT, indices_of, pips_of, tiles_of
+from arena.games.tiles import (
+    ALL_TILES,
+    FULL_SET,
+    TILE_BIT,
+    indices_of,
+    pips_of,
+    shuffled_indices,
+    tiles_of,
+)
 
 LEFT = "left"
 RIGHT = "right"
@@ -128,37 +137,51 @@ def _subsets(mask: int) -> list[int]:
     return subsets
 
 
+#: A playout's code of a play: ``(bit, 0 for the left end or 1 for the right, the table of
+#: that end's codes once the tile is played, the tiles fitting that end then)``; the table is
+#: the :data:`_LEFT_CODES` / :data:`_RIGHT_CODES` entry of the end's new value.
+_PlayCode = tuple[int, int, dict[int, tuple[Any, ...]], int]
+
+
 def _side_tables(
     side: str,
-) -> tuple[
-    tuple[dict[int, tuple[Move, ...]], ...], tuple[dict[int, tuple[tuple[int, int, int], ...]], ...]
-]:
-    """Per end value: {tiles of a hand fitting it: the plays there} as moves and as playout codes
-    ``(bit, 0 for the left end or 1 for the right, the new value of that end)``."""
+) -> tuple[tuple[dict[int, tuple[Move, ...]], ...], tuple[dict[int, tuple[_PlayCode, ...]], ...]]:
+    """Per end value: {tiles of a hand fitting it: the plays there} as moves and as playout
+    codes (:data:`_PlayCode`)."""
     on_right = int(side == RIGHT)
     moves = []
-    codes = []
+    # The code tables refer to each other (a play's code names its end's next table): made
+    # empty first, then filled.
+    codes: tuple[dict[int, tuple[_PlayCode, ...]], ...] = tuple({} for _value in range(7))
     for value in range(7):
         # One shared Move per tile here; each subset's tuple lists some of them.
         single = {i: play(t, side, t[0] + t[1] - value) for i, t in enumerate(ALL_TILES)}
         move_of = {}
-        code_of = {}
+        code_of = codes[value]
         for subset in _subsets(_FITS[value]):
             tiles = [(i, ALL_TILES[i]) for i in indices_of(subset)]
             move_of[subset] = tuple(single[i] for i, _t in tiles)
-            code_of[subset] = tuple((1 << i, on_right, t[0] + t[1] - value) for i, t in tiles)
+            code_of[subset] = tuple(
+                (1 << i, on_right, codes[t[0] + t[1] - value], _FITS[t[0] + t[1] - value])
+                for i, t in tiles
+            )
         moves.append(move_of)
-        codes.append(code_of)
-    return tuple(moves), tuple(codes)
+    return tuple(moves), codes
 
 
 _LEFT_PLAYS, _LEFT_CODES = _side_tables(LEFT)
 _RIGHT_PLAYS, _RIGHT_CODES = _side_tables(RIGHT)
 _LEAD_MOVES: tuple[Move, ...] = tuple(play(t, None, t[1]) for t in ALL_TILES)
-#: Per 7-bit slice of a hand (bits 0-6, 7-13, 14-20, 21-27): its leads as ``(bit, low, high)``.
-_LEAD_CODES: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+#: Per 7-bit slice of a hand (bits 0-6, 7-13, 14-20, 21-27): its leads as playout codes
+#: ``(bit, left codes, left fits, right codes, right fits)`` of the ends the lead opens.
+_LEAD_CODES: tuple[tuple[tuple[tuple[Any, ...], ...], ...], ...] = tuple(
     tuple(
-        tuple((1 << i, *ALL_TILES[i]) for i in indices_of(chunk << shift)) for chunk in range(128)
+        tuple(
+            (1 << i, _LEFT_CODES[a], _FITS[a], _RIGHT_CODES[b], _FITS[b])
+            for i in indices_of(chunk << shift)
+            for a, b in (ALL_TILES[i],)
+        )
+        for chunk in range(128)
     )
     for shift in (0, 7, 14, 21)
 )
@@ -340,50 +363,77 @@ class BlockState(HandState):
         if self.retired:  # rare (a bot failed): the verbs, one move at a time
             return verb_playout(self, rng)
         choice = rng.choice
-        seat = self.to_move
-        assert seat is not None
-        left_codes, right_codes, fits = _LEFT_CODES, _RIGHT_CODES, _FITS
-        # The mover's hand and the other's, swapped after every turn; ``seat`` says whose.
-        hand = self.hands[seat]
-        other = self.hands[seat ^ 1]
-        left = self.left
-        right = self.right
-        plays = passes = 0
+        first = self.to_move
+        assert first is not None
+        # Only what the next turn needs is kept, as locals: the two hands, and per end the table
+        # of its plays and the tiles that fit it (a play's code carries its end's next pair).
+        # How many plays were made follows at the end from the tile counts.
+        hand = self.hands[first]
+        other = self.hands[first ^ 1]
+        tiles = hand.bit_count() + other.bit_count()
+        passes = 0
         kind = HandEnd.DOMINO
-        if left < 0:  # the lead: any tile of the hand
+        if self.left < 0:  # the lead: any tile of the hand
             c0, c1, c2, c3 = _LEAD_CODES
-            bit, left, right = choice(
+            bit, left_codes, left_fits, right_codes, right_fits = choice(
                 c0[hand & 127] + c1[hand >> 7 & 127] + c2[hand >> 14 & 127] + c3[hand >> 21]
             )
             hand ^= bit
-            plays = 1
             if not hand:  # the lead was the hand's last tile
-                hands = (other, hand) if seat else (hand, other)
-                return Playout(_hand_outcome(kind, hands, 0, self.scores), 1, 0)
+                if first:
+                    return _played_out(kind, other, hand, self.scores, 1, 0)
+                return _played_out(kind, hand, other, self.scores, 1, 0)
             hand, other = other, hand
-            seat ^= 1
+            mover = first ^ 1
+        else:
+            mover = first
+            left_codes = _LEFT_CODES[self.left]
+            left_fits = _FITS[self.left]
+            right_codes = _RIGHT_CODES[self.right]
+            right_fits = _FITS[self.right]
+        # Two turns per pass of the loop: seat ``mover``'s, holding ``hand``, then the other's,
+        # holding ``other`` (each hand stays in its variable: no swap, no seat to track).
         while True:
-            codes = left_codes[left][hand & fits[left]] + right_codes[right][hand & fits[right]]
+            codes = left_codes[hand & left_fits] + right_codes[hand & right_fits]
             if codes:
-                bit, on_right, out = choice(codes)
+                bit, on_right, end_codes, end_fits = choice(codes)
                 hand ^= bit
-                plays += 1
                 if on_right:
-                    right = out
+                    right_codes = end_codes
+                    right_fits = end_fits
                 else:
-                    left = out
+                    left_codes = end_codes
+                    left_fits = end_fits
                 if not hand:
                     break  # a domino
-            elif other & (fits[left] | fits[right]):
+            elif other & (left_fits | right_fits):
                 choice(_PASS_ONLY)  # as the verbs would, so that the random stream stays in step
+                passes += 1
+            else:
+                kind = HandEnd.BLOCK  # neither can play
+                break
+            codes = left_codes[other & left_fits] + right_codes[other & right_fits]
+            if codes:
+                bit, on_right, end_codes, end_fits = choice(codes)
+                other ^= bit
+                if on_right:
+                    right_codes = end_codes
+                    right_fits = end_fits
+                else:
+                    left_codes = end_codes
+                    left_fits = end_fits
+                if not other:
+                    break  # a domino
+            elif hand & (left_fits | right_fits):
+                choice(_PASS_ONLY)
                 passes += 1
             else:
                 kind = HandEnd.BLOCK
                 break
+        plays = tiles - hand.bit_count() - other.bit_count()
+        if mover:  # ``hand`` is seat 1's
             hand, other = other, hand
-            seat ^= 1
-        hands = (other, hand) if seat else (hand, other)
-        return Playout(_hand_outcome(kind, hands, 0, self.scores), plays, passes)
+        return _played_out(kind, hand, other, self.scores, plays, passes)
 
     def outcome(self) -> HandOutcome | None:
         """``None`` while the hand goes on, else the result and the award."""
@@ -436,6 +486,7 @@ class BlockState(HandState):
 _SEAT_0_WINS = (0,)
 _SEAT_1_WINS = (1,)
 _DRAWN = (0, 1)
+_NOTHING = (0, 0)
 
 
 def _hand_outcome(
@@ -446,13 +497,39 @@ def _hand_outcome(
     p1 = pips_of(hands[1])
     winners: tuple[int, ...]
     if retired == 3 or (p0 == p1 and not retired):  # nobody scores
-        winners, award = _DRAWN, (0, 0)
+        winners, award = _DRAWN, _NOTHING
     elif retired == 1 or (p1 < p0 and retired != 2):  # seat 0 retired, or 1 has fewer
         winners, award = _SEAT_1_WINS, (0, p0)
     else:
         winners, award = _SEAT_0_WINS, (p1, 0)
     s0, s1 = scores
     return HandOutcome(kind, winners, award, (s0 + award[0], s1 + award[1]), (p0, p1))
+
+
+def _played_out(
+    kind: HandEnd, h0: int, h1: int, scores: tuple[int, ...], plays: int, passes: int
+) -> Playout:
+    """:meth:`BlockState.playout`'s result, the hands being ``h0`` and ``h1`` and nobody
+    retired: :func:`_hand_outcome`'s outcome, in one call."""
+    q0, q1, q2, q3 = _PIP_CHUNKS  # tiles.pips_of, inlined
+    p0 = q0[h0 & 127] + q1[h0 >> 7 & 127] + q2[h0 >> 14 & 127] + q3[h0 >> 21]
+    p1 = q0[h1 & 127] + q1[h1 >> 7 & 127] + q2[h1 >> 14 & 127] + q3[h1 >> 21]
+    s0, s1 = scores
+    if p1 < p0:
+        outcome = HandOutcome(kind, _SEAT_1_WINS, (0, p0), (s0, s1 + p0), (p0, p1))
+    elif p0 < p1:
+        outcome = HandOutcome(kind, _SEAT_0_WINS, (p1, 0), (s0 + p1, s1), (p0, p1))
+    else:
+        outcome = HandOutcome(kind, _DRAWN, _NOTHING, scores, (p0, p1))
+    return _new_playout(Playout, (outcome, plays, passes))
+
+
+#: The pips of each 7-bit slice of a hand (tiles.pips_of's table).
+_PIP_CHUNKS = tuple(
+    tuple(pips_of(chunk << shift) for chunk in range(128)) for shift in (0, 7, 14, 21)
+)
+#: ``Playout(*fields)`` in one C call (a named tuple is a tuple; its ``__new__`` adds a frame).
+_new_playout = tuple.__new__
 
 
 # -- starting a hand ---------------------------------------------------------------------------
@@ -472,9 +549,37 @@ def rules_dict(rules: BlockRules) -> dict[str, Any]:
 
 
 def deal(rules: BlockRules, players: int, seed: int) -> Deal:
-    """Shuffle the 28 tiles by ``seed`` and deal seven to each seat; the rest is out of play."""
-    _check_players(players)
-    return deal_hands(PLAYERS, HAND_SIZE, seed)
+    """Shuffle the 28 tiles by ``seed`` and deal seven to each seat; the rest is out of play.
+
+    :func:`arena.games.common.deal_hands`'s deal for two hands of seven, written out: it carries
+    the hands' bit sets and the stock's indices for :func:`start_hand`.
+    """
+    if players != PLAYERS:
+        _check_players(players)
+    order = shuffled_indices(seed)
+    b = _BITS  # the bit sets of the two hands, a tile at a time (cheaper than sum of a slice)
+    first = b[order[0]] | b[order[1]] | b[order[2]] | b[order[3]] | b[order[4]] | b[order[5]]
+    first |= b[order[6]]
+    second = b[order[7]] | b[order[8]] | b[order[9]] | b[order[10]] | b[order[11]] | b[order[12]]
+    second |= b[order[13]]
+    rest = order[14:]
+    # tiles.tiles_of, inlined: a hand's tiles in canonical order, 7 bits at a time.
+    c0, c1, c2, c3 = _CHUNKS
+    return made_deal(
+        (
+            c0[first & 127] + c1[first >> 7 & 127] + c2[first >> 14 & 127] + c3[first >> 21],
+            c0[second & 127] + c1[second >> 7 & 127] + c2[second >> 14 & 127] + c3[second >> 21],
+        ),
+        itemgetter(*rest)(ALL_TILES),
+        (first, second),
+        tuple(rest),
+    )
+
+
+#: The bit of each tile index.
+_BITS = tuple(1 << i for i in range(28))
+#: The tiles of each 7-bit slice of a hand (tiles.tiles_of's table).
+_CHUNKS = tuple(tuple(tiles_of(chunk << shift) for chunk in range(128)) for shift in (0, 7, 14, 21))
 
 
 def start_hand(
@@ -497,18 +602,72 @@ def start_hand(
         ValueError: when the players are not 2, the deal is not the 28 distinct tiles of the
             set, a hand does not hold seven tiles, or both seats are retired.
     """
-    _check_players(players)
-    _hands, masks, stock = checked_deal(deal, PLAYERS, HAND_SIZE, "block hands hold")
+    if players != PLAYERS:
+        _check_players(players)
+    # api.carried(deal), inlined: a deal made by an engine's deal() carries its bit sets.
+    dealt = getattr(deal, "_dealt", None)
+    if dealt is None or len(dealt[0]) != PLAYERS or dealt[0][0].bit_count() != HAND_SIZE:
+        dealt = _dealt(deal)
+    elif dealt[0][1].bit_count() != HAND_SIZE:
+        dealt = None
+    if dealt is None:  # not seven, seven and fourteen set tiles each once: the checks, in order
+        _hands, masks, stock = checked_deal(deal, PLAYERS, HAND_SIZE, "block hands hold")
+        dealt = (masks[0], masks[1]), stock
+    hands, stock = dealt
+    assert len(hands) == PLAYERS
     if not retired or 0 not in retired:
         leader = 0
     elif 1 not in retired:
         leader = 1
     else:
         raise ValueError("every seat is retired")
-    state = BlockState._new_hand(rules, PLAYERS, tuple(masks), stock, leader, scores, retired)
+    if scores is not None or retired:
+        state = BlockState._new_hand(rules, PLAYERS, hands, stock, leader, scores, retired)
+    else:  # the hand of every playout from a deal: the fields written once, directly
+        state = object.__new__(BlockState)
+        state.rules = rules
+        state.players = PLAYERS
+        state.hands = hands
+        state.stock = stock
+        state.stock_pos = 0
+        state.leader = 0
+        state.scores = _NO_SCORES
+        state.retired = 0
+        state._history = None
+        state._count = 0
+        state._public = None
+        state._legal = None
+        state._outcome = None
     state.left = state.right = -1
     state.to_move = leader
     return state
+
+
+_NO_SCORES = (0, 0)
+#: The index of each tile's bit.
+_INDEX_OF_BIT = {1 << i: i for i in range(28)}
+
+
+def _dealt(deal: Deal) -> tuple[tuple[int, int], tuple[int, ...]] | None:
+    """The hands of ``deal`` as bit sets and its tiles out of play as indices, when it is two
+    hands of seven and fourteen tiles out of play, together the 28 tiles of the set each once;
+    otherwise ``None`` (:func:`arena.games.common.checked_deal` then says what is wrong)."""
+    hands = deal.hands
+    rest = deal.boneyard
+    if len(hands) != PLAYERS:
+        return None
+    first, second = hands
+    if len(first) != HAND_SIZE or len(second) != HAND_SIZE or len(rest) != 14:
+        return None
+    try:  # each tile's bit, looked up in C; a tile that is not a set tile's tuple is no key
+        bits: tuple[int, ...] = itemgetter(*first, *second, *rest)(TILE_BIT)
+    except (KeyError, TypeError):
+        return None
+    # 28 powers of two add up to the full set only when no two are the same.
+    if sum(bits) != FULL_SET:
+        return None
+    stock: tuple[int, ...] = itemgetter(*bits[14:])(_INDEX_OF_BIT)
+    return (sum(bits[:7]), sum(bits[7:14])), stock
 
 
 def _check_players(players: int) -> None:
