@@ -9,8 +9,12 @@ Pure: no I/O, no clock, no randomness.
 
 from __future__ import annotations
 
+import _random
 import random
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
+from functools import reduce
+from operator import getitem
 
 Tile = tuple[int, int]
 
@@ -126,22 +130,92 @@ def canonical_tiles(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
 
 # -- the shuffle --------------------------------------------------------------------------------
 #
-# A deal is defined as ``random.Random(seed).shuffle`` of the 28 tile indices 0..27 (every
-# recorded deal and golden replay depends on that order): a fresh public generator per deal and
-# its own shuffle. What the engines do with the order afterwards is theirs to make cheap.
+# ``shuffled_set`` must give exactly what ``random.Random(seed).shuffle(list(ALL_TILES))`` gives
+# (every recorded deal and golden replay depends on it), at a fraction of the cost: the deal is a
+# large part of a short random playout, and Python bytecode is what costs. ``Random.shuffle`` is
+# Fisher-Yates from the last position down, swapping position ``i`` with ``j = _randbelow(i +
+# 1)``; ``_randbelow(n)`` takes the top ``k = n.bit_length()`` bits of one 32-bit Mersenne Twister
+# output, again until they are below ``n``. With ``k <= 8`` (n <= 28), whether an output is taken
+# and the ``j`` it gives depend only on its top byte: ``top >> (8 - k) < n`` exactly when
+# ``top < n << (8 - k)``. So, all in C:
+#
+# 1. the outputs are drawn in bulk (one ``getrandbits`` call) and their top bytes sliced out;
+# 2. one regular expression with a group per step skips each step's rejected bytes and captures
+#    the byte it takes;
+# 3. each taken byte picks its step's swap, as a ``bytes.translate`` table that exchanges ``i``
+#    and ``j``; the shuffled order is the identity put through those tables, last step first
+#    (swapping positions ``i`` and ``j`` of a list ``a`` gives ``a o t``, so the result is
+#    ``t1 o t2 o ... o t27``: ``t27`` applied first).
+#
+# The generator is ``_random.Random``, the C base of ``random.Random``, which an int seeds
+# identically (``Random.seed`` hands an int to it unchanged). A shuffle takes about 40 outputs on
+# average; should the bulk draw not hold enough, the shuffle is done again one output at a time
+# (:func:`_fisher_yates`, also the tests' reference).
+
+#: ``(i, 8 - (i + 1).bit_length())`` for each Fisher-Yates step, last position first.
+_STEPS: tuple[tuple[int, int], ...] = tuple((i, 8 - (i + 1).bit_length()) for i in range(27, 0, -1))
+#: 32-bit outputs drawn at once: enough for all but ~0.2% of shuffles.
+_BULK_WORDS = 56
+#: Per step: any number of rejected top bytes, then the taken one, captured.
+_TAKEN = re.compile(
+    b"".join(
+        b"[\\x%02x-\\xff]*([\\x00-\\x%02x])" % ((i + 1) << shift, ((i + 1) << shift) - 1)
+        for i, shift in _STEPS
+    )
+)
+
+
+def _swap_table(i: int, j: int) -> bytes:
+    """The ``bytes.translate`` table that exchanges ``i`` and ``j`` and keeps every other byte."""
+    table = bytearray(range(256))
+    table[i], table[j] = j, i
+    return bytes(table)
+
+
+_SWAPS = [[_swap_table(i, j) for j in range(28)] for i in range(28)]
+#: Per step, last step first: the swap table picked by each top byte the step can take.
+_STEP_SWAPS: tuple[tuple[bytes, ...], ...] = tuple(
+    tuple(_SWAPS[i][top >> shift] for top in range((i + 1) << shift))
+    for i, shift in reversed(_STEPS)
+)
+del _SWAPS
+_UNSHUFFLED = bytes(range(28))
+# bytes.translate with its table as the one argument (reduce's function; typed for mypy).
+_translate: Callable[[bytes, bytes], bytes] = bytes.translate
+
+
+def _fisher_yates(seed: int) -> list[int]:
+    """The tile indices 0..27 shuffled as ``random.Random(seed).shuffle`` shuffles them, one
+    generator output at a time (the fallback of :func:`shuffled_indices`, and its reference)."""
+    word = _random.Random(seed).getrandbits
+    order = list(range(28))
+    for i, shift in _STEPS:
+        j = word(32) >> 24 + shift
+        while j > i:
+            j = word(32) >> 24 + shift
+        order[i], order[j] = order[j], order[i]
+    return order
 
 
 def shuffled_indices(seed: int) -> list[int]:
-    """The 28 tile indices in the order ``shuffled_set(seed)`` puts their tiles:
-    ``random.Random(seed).shuffle(list(range(28)))``."""
-    order = list(range(28))
-    random.Random(seed).shuffle(order)
-    return order
+    """The 28 tile indices in the order ``shuffled_set(seed)`` puts their tiles."""
+    if type(seed) is not int:  # random.Random hashes other seeds (str, bytes) its own way
+        order = list(range(28))
+        random.Random(seed).shuffle(order)
+        return order
+    raw = _random.Random(seed).getrandbits(32 * _BULK_WORDS).to_bytes(4 * _BULK_WORDS, "little")
+    taken = _TAKEN.match(raw[3::4])  # the top byte of each little-endian 32-bit output
+    if taken is None:  # more rejections than the bulk draw holds
+        return _fisher_yates(seed)
+    tops = b"".join(taken.groups())[::-1]  # last step first
+    swaps: Iterator[bytes] = map(getitem, _STEP_SWAPS, tops)
+    shuffled: bytes = reduce(_translate, swaps, _UNSHUFFLED)
+    return list(shuffled)
 
 
 def shuffled_set(seed: int) -> list[Tile]:
     """All 28 tiles shuffled as ``random.Random(seed).shuffle`` does (Fisher-Yates; stable
-    across platforms).
+    across platforms), computed faster (see the comment above ``_STEPS``).
 
     This is the only place randomness enters the engines.
     """

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.games import tiles as tiles_module
 from arena.games.tiles import (
     ALL_TILES,
     FULL_SET,
@@ -172,11 +173,19 @@ def _stdlib_order(seed: object) -> list[int]:
 
 
 def test_shuffled_set_is_exactly_the_standard_library_shuffle() -> None:
-    """Every recorded deal depends on it: the shuffle is ``random.Random(seed).shuffle``, tile
-    for tile, over thousands of seeds, large and negative ones included."""
+    """Every recorded deal depends on it: the fast shuffle is ``random.Random(seed).shuffle``,
+    tile for tile, over thousands of seeds, large and negative ones included."""
     seeds = [*range(3000), 2**63 - 1, 2**80 + 7, -5, 987654321987654321]
     for seed in seeds:
         assert shuffled_set(seed) == [ALL_TILES[i] for i in _stdlib_order(seed)], seed
+
+
+def test_a_shuffle_past_the_bulk_draw_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the outputs drawn at once are not enough (here: never enough), the shuffle is done
+    again output by output, with the same result."""
+    monkeypatch.setattr(tiles_module, "_BULK_WORDS", 20)  # fewer than the 27 steps
+    for seed in range(300):
+        assert shuffled_indices(seed) == _stdlib_order(seed), seed
 
 
 def test_a_seed_that_is_not_an_int_shuffles_as_the_standard_library() -> None:
