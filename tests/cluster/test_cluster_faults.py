@@ -328,7 +328,11 @@ def test_workers_that_join_mid_run_take_matches_at_once(tmp_path: Path) -> None:
     played = [line for line in err.splitlines() if " played on worker " in line]
     assert len(played) == 3, err
     assert "refused" not in err
-    assert most_at_once(run) == 3
+    # Three at once at least: the new workers played while the first did. (The events file
+    # says a match started when its worker says so, and finished once its result is
+    # committed, so under load a worker's next match can show as started before its previous
+    # one shows as finished: a fourth at once there is that, not a fourth slot.)
+    assert most_at_once(run) >= 3
 
 
 def profilers_running(cluster: DaskCluster) -> dict[str, bool]:
