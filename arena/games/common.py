@@ -407,6 +407,11 @@ class LineRecord(NamedTuple):
     passes: tuple[int, ...]
 
 
+#: ``tuple.__new__``: a named tuple built from its fields in one C call (its class's own
+#: ``__new__`` is a Python function, which costs more than the rest of the one-action path).
+_NEW_TUPLE = tuple.__new__
+
+
 def line_record(
     record: LineRecord | None, count: int, history: Any, players: int, left: str
 ) -> LineRecord:
@@ -419,6 +424,8 @@ def line_record(
     """
     if record is None:
         record = LineRecord(0, (), (), (0,) * players, (0,) * players)
+    elif count == record.actions + 1:
+        return _one_more(record, history[0], left)
     newer = []
     node = history
     for _ in range(count - record.actions):
@@ -444,3 +451,26 @@ def line_record(
             passes[seat] += 1
     events += tuple(PublicEvent(s, m) for s, m, _drawn in reversed(newer))
     return LineRecord(count, events, layout, tuple(draws), tuple(passes))
+
+
+def _one_more(record: LineRecord, action: Any, left: str) -> LineRecord:
+    """``record`` after one more ``(seat, move, drawn)`` action: :func:`line_record`'s case of
+    the referee (which asks every state in turn), without the lists of its general case."""
+    seat, move, _drawn = action
+    _actions, events, layout, draws, passes = record
+    if move.tile is not None:  # a play (a draw and a pass name no tile)
+        a, b = move.tile
+        out = move.out
+        assert out is not None
+        if move.end is None:
+            layout = ((a, b),)
+        elif move.end == left:
+            layout = ((out, a + b - out), *layout)
+        else:
+            layout = (*layout, (a + b - out, out))
+    elif move.kind == "draw":
+        draws = (*draws[:seat], draws[seat] + 1, *draws[seat + 1 :])
+    else:
+        passes = (*passes[:seat], passes[seat] + 1, *passes[seat + 1 :])
+    event = _NEW_TUPLE(PublicEvent, (seat, move))
+    return _NEW_TUPLE(LineRecord, (record.actions + 1, (*events, event), layout, draws, passes))

@@ -200,6 +200,10 @@ def _end_moves(
     return moves
 
 
+_NEW_VIEW = tuple.__new__
+_BIT_COUNT = int.bit_count
+
+
 class MatadorState(HandState):
     """One hand of Matador in progress (immutable; build the first with :func:`start_hand`).
 
@@ -388,24 +392,40 @@ class MatadorState(HandState):
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know: its own tiles, counts, the layout, the public history."""
-        record = self._public_record()
+        record = self._public
+        if record is None or record.actions != self._count:
+            record = self._public_record()
         retired = self.retired
         left = self.left
-        return SeatView(
-            seat,
-            self.players,
-            self.to_move,
-            tiles_of(self.hands[seat]),
-            tuple(h.bit_count() for h in self.hands),
-            len(self.stock) - self.stock_pos,
-            record.layout,
-            () if left < 0 else ((LEFT, left), (RIGHT, self.right)),
-            self.scores,
-            record.events,
-            self.legal_moves() if self.to_move == seat else (),
-            tuple(s for s in range(self.players) if retired >> s & 1) if retired else (),
-            record.draws,
-            record.passes,
+        to_move = self.to_move
+        if to_move != seat:
+            legal: tuple[Move, ...] = ()
+        else:
+            legal = self._legal or self.legal_moves()
+        # Built with tuple.__new__ (the named tuple's own __new__ is a Python function): the
+        # referee asks for a view per move. The last four fields are SeatView's defaults.
+        return _NEW_VIEW(
+            SeatView,
+            (
+                seat,
+                self.players,
+                to_move,
+                tiles_of(self.hands[seat]),
+                tuple(map(_BIT_COUNT, self.hands)),
+                len(self.stock) - self.stock_pos,
+                record.layout,
+                () if left < 0 else ((LEFT, left), (RIGHT, self.right)),
+                self.scores,
+                record.events,
+                legal,
+                tuple(s for s in range(self.players) if retired >> s & 1) if retired else (),
+                record.draws,
+                record.passes,
+                (),
+                None,
+                None,
+                (),
+            ),
         )
 
     def retire(self, seat: int) -> MatadorState:
