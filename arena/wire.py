@@ -36,13 +36,6 @@ _MOVE_JSON: dict[Move, bytes] = {}
 #: The most entries `_small_json`'s cache holds before it starts again.
 _CACHE_LIMIT = 4096
 _ENCODE = encode_value
-#: A request line up to its ``retired`` field (`RequestBuilder.request_line`), the fields in
-#: `REQUEST_FIELD_ORDER`.
-_REQUEST = (
-    b'{"type":"request","id":%d,"hand_number":%d,"seat":%d,"hand":%b,"layout":%b,"ends":%b,'
-    b'"hand_counts":%b,"boneyard_size":%d,"scores":%b,"draws":%b,"passes":%b,"history":[%b],'
-    b'"legal":%b,"time_left_ms":%d,"bank_ms":%d,"retired":%b'
-)
 
 #: The rules config message of each game, by its tag (the game's name) in the rules union.
 _RULES_CONFIGS: dict[str, type[m.RulesConfig]] = {
@@ -264,7 +257,7 @@ class RequestBuilder:
         """The encoded ``request``, byte for byte ``encode(self.request(...))``: the referee's
         path.
 
-        No message is built: the line is one format of the JSON of each field, in the
+        No message is built: the line is the JSON of each field joined, in the
         struct's field order (`REQUEST_FIELD_ORDER`). The history's JSON (and a game with a
         count's scoring events) is extended by the new events instead of encoded again, the
         layout's is kept while it is the same tuple (a draw or a pass), and the JSON of every
@@ -306,23 +299,31 @@ class RequestBuilder:
             self._layout = layout
             self._layout_json = _ENCODE(layout)
         small = _SMALL_JSON.get
-        line = _REQUEST % (
-            request_id,
-            hand_number,
-            seat,
-            _ENCODE(hand),
-            self._layout_json,
-            _ENDS_JSON.get(ends) or _ends_json(ends),
-            small(hand_counts) or _small_json(hand_counts),
-            boneyard_size,
-            small(scores) or _small_json(scores),
-            small(draws) or _small_json(draws),
-            small(passes) or _small_json(passes),
-            history,
-            _moves_json(legal),
-            max(0, time_left_ms),
-            max(0, bank_ms),
-            small(retired) or _small_json(retired),
+        line = b"".join(
+            (
+                b'{"type":"request","id":%d,"hand_number":%d,"seat":%d,"hand":'
+                % (request_id, hand_number, seat),
+                _ENCODE(hand),
+                b',"layout":',
+                self._layout_json,
+                b',"ends":',
+                _ENDS_JSON.get(ends) or _ends_json(ends),
+                b',"hand_counts":',
+                small(hand_counts) or _small_json(hand_counts),
+                b',"boneyard_size":%d,"scores":' % boneyard_size,
+                small(scores) or _small_json(scores),
+                b',"draws":',
+                small(draws) or _small_json(draws),
+                b',"passes":',
+                small(passes) or _small_json(passes),
+                b',"history":[',
+                history,
+                b'],"legal":',
+                _moves_json(legal),
+                b',"time_left_ms":%d,"bank_ms":%d,"retired":'
+                % (time_left_ms if time_left_ms > 0 else 0, bank_ms if bank_ms > 0 else 0),
+                small(retired) or _small_json(retired),
+            )
         )
         if end_count is None:
             return line + b"}"

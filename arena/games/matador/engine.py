@@ -202,6 +202,9 @@ def _end_moves(
 
 _NEW_VIEW = tuple.__new__
 _BIT_COUNT = int.bit_count
+#: The open ends of every (left, right) pair of values, at ``left * 7 + right``: built once, so
+#: a view holds a shared tuple instead of three new ones.
+_END_PAIRS = tuple(((LEFT, left), (RIGHT, right)) for left in range(7) for right in range(7))
 
 
 class MatadorState(HandState):
@@ -236,9 +239,8 @@ class MatadorState(HandState):
     @property
     def ends(self) -> tuple[tuple[str, int], ...]:
         """The open ends as ``(position, value)``; empty before the lead."""
-        if self.left < 0:
-            return ()
-        return ((LEFT, self.left), (RIGHT, self.right))
+        left = self.left
+        return () if left < 0 else _END_PAIRS[left * 7 + self.right]
 
     def layout(self) -> tuple[tuple[int, int], ...]:
         """The chain read from the left end to the right end, each tile as it lies."""
@@ -414,7 +416,7 @@ class MatadorState(HandState):
                 tuple(map(_BIT_COUNT, self.hands)),
                 len(self.stock) - self.stock_pos,
                 record.layout,
-                () if left < 0 else ((LEFT, left), (RIGHT, self.right)),
+                () if left < 0 else _END_PAIRS[left * 7 + self.right],
                 self.scores,
                 record.events,
                 legal,
