@@ -134,15 +134,15 @@ def _small_json(values: tuple[int, ...]) -> bytes:
 
 
 def _moves_json(moves: tuple[Move, ...]) -> bytes:
-    """The JSON of a list of moves (a request's ``legal``), from each move's JSON (cached: moves
-    are few and immutable; looked up by value in one C call per list)."""
+    """The JSON of a list of moves (a request's ``legal``) without its brackets, from each
+    move's JSON (cached: moves are few and immutable; looked up by value in one C call)."""
     try:
-        return b"[" + b",".join(map(_MOVE_JSON.__getitem__, moves)) + b"]"
+        return b",".join(map(_MOVE_JSON.__getitem__, moves))
     except KeyError:
         for move in moves:
             if move not in _MOVE_JSON:
                 _MOVE_JSON[move] = encode_part(move_to_wire(move))
-        return b"[" + b",".join(map(_MOVE_JSON.__getitem__, moves)) + b"]"
+        return b",".join(map(_MOVE_JSON.__getitem__, moves))
 
 
 def _ends(ends: tuple[tuple[str, int], ...]) -> list[m.End]:
@@ -299,7 +299,7 @@ class RequestBuilder:
             self._layout = layout
             self._layout_json = _ENCODE(layout)
         small = _SMALL_JSON.get
-        line = b"".join(
+        return b"".join(
             (
                 b'{"type":"request","id":%d,"hand_number":%d,"seat":%d,"hand":'
                 % (request_id, hand_number, seat),
@@ -318,16 +318,14 @@ class RequestBuilder:
                 small(passes) or _small_json(passes),
                 b',"history":[',
                 history,
-                b'],"legal":',
+                b'],"legal":[',
                 _moves_json(legal),
-                b',"time_left_ms":%d,"bank_ms":%d,"retired":'
+                b'],"time_left_ms":%d,"bank_ms":%d,"retired":'
                 % (time_left_ms if time_left_ms > 0 else 0, bank_ms if bank_ms > 0 else 0),
                 small(retired) or _small_json(retired),
+                b"}" if end_count is None else self._table_json(view),
             )
         )
-        if end_count is None:
-            return line + b"}"
-        return line + self._table_json(view)
 
     def _table_json(self, view: SeatView) -> bytes:
         """The end of a request with the extra table facts (a game with a count): the spinner,
