@@ -37,6 +37,7 @@ from arena.games.common import (
     deal_hands,
     hand_slots,
     line_record,
+    one_more_action,
 )
 from arena.games.plugin import FLAG, flag
 from arena.games.tiles import (
@@ -250,8 +251,12 @@ class MatadorState(HandState):
         """The public record of the hand (events, layout, draw and pass counts), memoised and
         carried forward from the parent state (`arena.games.common.line_record`)."""
         record = self._public
-        if record is None or record.actions != self._count:
-            record = line_record(record, self._count, self._history, self.players, LEFT)
+        count = self._count
+        if record is None or record.actions != count:
+            if record is not None and record.actions + 1 == count:
+                record = one_more_action(record, self._history[0], LEFT)  # type: ignore[index]
+            else:
+                record = line_record(record, count, self._history, self.players, LEFT)
             self._public = record
         return record
 
