@@ -43,6 +43,15 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
   long-lived scope, a task that sleeps to the deadline, and per move only the request written
   down and cleared, as ``_MatchRunner._request`` does).
 - ``py random + py greedy`` and ``node greedy x2``: the sample bots (node only if installed).
+- ``minimal trio referee (C instant x2, no engine)``: what any referee must do per move and
+  nothing more (`referee_ratios`): the same two C bots started the same way, the same moves per
+  match, a msgspec message of the request's typical size encoded, one line back under a
+  deadline, a typed decode; run alternately with ``play_match`` C-bot matches.
+
+After the table, the two ratios of issue 15, each from this run (`referee_ratios`): the engine +
+codec row against the engine's own random playouts (timed here after each run of the row,
+2 players, default rules: target at most 3x), and ``play_match`` with the C bots against the
+minimal trio referee in moves/s (target at least 0.85).
 
 The attribution printed under the table splits the C rows' marginal cost into engine + codec,
 trio (scheduler passes + the watchdog), the rest of the runner, and the pipes
