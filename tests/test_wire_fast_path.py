@@ -61,9 +61,10 @@ def test_request_line_is_the_plain_encoding_of_the_same_view(game: str) -> None:
         builder.new_hand()
         players = states[0].players
         retire_at = rng.randrange(len(states)) if players > 2 and seed % 2 else None
-        for index, state in enumerate(states):
+        for index, played in enumerate(states):
+            state = played
             if retire_at is not None and index >= retire_at:
-                state = state.retire((retire_at + 1) % players)  # noqa: PLW2901
+                state = played.retire((retire_at + 1) % players)
             seat = state.to_move
             if seat is None:
                 continue
