@@ -29,7 +29,7 @@ import msgspec
 
 from arena.games.api import Move, SeatView
 from arena.replay import Status
-from arena.wire import move_from_wire
+from arena.wire import move_from_reply
 from protocol import messages as m
 from protocol.codec import ProtocolError, ProtocolErrorKind, decode_from_bot
 
@@ -145,7 +145,7 @@ def judge_move(
             request_id,
             reply_id=reply.id,
         )
-    move = move_from_wire(reply.move)
+    move = move_from_reply(reply.move)
     legal = view.legal
     if move not in legal:
         return Rejection(

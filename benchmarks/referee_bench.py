@@ -43,6 +43,15 @@ The rows (every one runs the arena's own code; nothing here re-implements a rule
   long-lived scope, a task that sleeps to the deadline, and per move only the request written
   down and cleared, as ``_MatchRunner._request`` does).
 - ``py random + py greedy`` and ``node greedy x2``: the sample bots (node only if installed).
+- ``minimal trio referee (C instant x2, no engine)``: what any referee must do per move and
+  nothing more (`referee_ratios`): the same two C bots started the same way, the same moves per
+  match, a msgspec message of the request's typical size encoded, one line back under a
+  deadline, a typed decode; run alternately with ``play_match`` C-bot matches.
+
+After the table, the two ratios of issue 15, each from this run (`referee_ratios`): the engine +
+codec row against the engine's own random playouts (timed here after each run of the row,
+2 players, default rules: target at most 3x), and ``play_match`` with the C bots against the
+minimal trio referee in moves/s (target at least 0.85).
 
 The attribution printed under the table splits the C rows' marginal cost into engine + codec,
 trio (scheduler passes + the watchdog), the rest of the runner, and the pipes
@@ -107,6 +116,17 @@ except ImportError:  # run from a checkout that was not pip-installed: use the r
 
 import msgspec  # noqa: E402
 import trio  # noqa: E402
+
+# benchmarks/ is sys.path[0] when this file runs as a script.
+from referee_ratios import (  # noqa: E402
+    ENGINE_RATIO_TARGET,
+    MINIMAL_RATIO_TARGET,
+    MINIMAL_ROW,
+    alternate,
+    minimal_matches,
+    playout_cpu_us,
+    verdict,
+)
 
 from arena.games.api import Move, SeatView  # noqa: E402
 from arena.games.match import Match, MatchLength, start_match  # noqa: E402
@@ -574,9 +594,13 @@ def trace_games(matches: int, hands: int) -> Trace:
     return trace
 
 
-def engine_row(matches: int, hands: int, repeat: int) -> Row:
+def engine_row(matches: int, hands: int, repeat: int) -> tuple[Row, dict[str, Any]]:
+    """The engine + codec row (best of ``repeat``), each run followed by as much CPU of the
+    engine's own random playouts (`referee_ratios.playout_cpu_us`): the row, and the ratio."""
     best: Run | None = None
-    for _ in range(repeat):
+    playout_us = float("inf")
+    pairs = []
+    for r in range(repeat):
         run = Run()
         for i in range(matches):
             gc.collect()
@@ -587,14 +611,66 @@ def engine_row(matches: int, hands: int, repeat: int) -> Row:
             run.matches += 1
             run.hands += played
             run.moves += moves
+        gc.collect()
+        engine_us, _ = playout_cpu_us(max(0.5, run.cpu_s), SEED_BASE + 1000 * r)
+        playout_us = min(playout_us, engine_us)
+        pairs.append(run.cpu_s / run.moves * 1e6 / engine_us)
         if best is None or run.cpu_s < best.cpu_s:
             best = run
     assert best is not None
     row = run_row(ENGINE_ROW, best)
+    ratio = row.ref_cpu_us_per_move / playout_us
+    summary = {
+        "engine_row_us_per_move": row.ref_cpu_us_per_move,
+        "playout_us_per_move": playout_us,
+        "ratio": ratio,
+        "pair_ratios": pairs,
+        "target": ENGINE_RATIO_TARGET,
+        "met": ratio <= ENGINE_RATIO_TARGET,
+    }
     row.bots_cpu_us_per_move = row.ref_sys_us_per_move = row.ref_gc_us_per_move = None
     row.gc_collections = None
     row.note = "same games as the C row (first legal move)"
-    return row
+    return row, summary
+
+
+def minimal_ratio(
+    binary: Path, commands: list[str], line: bytes, matches: int, hands: int, repeat: int
+) -> tuple[Row, dict[str, Any]]:
+    """``play_match`` with the C bots against the minimal trio referee (`referee_ratios`), the
+    same moves per match, alternately ``repeat`` times: the minimal row, and the ratio of
+    moves/s (best wall of each)."""
+    per_match = [engine_loop(SEED_BASE + i, hands)[1] for i in range(matches)]
+    moves = sum(per_match)
+    cpu: dict[float, float] = {}
+
+    def minimal() -> float:
+        wall, cpu[wall] = minimal_matches(binary, line, per_match)
+        return wall
+
+    c_wall, minimal_wall, pairs = alternate(
+        lambda: play_matches(commands, matches, hands).wall_s, minimal, repeat
+    )
+    row = Row(
+        name=MINIMAL_ROW,
+        matches=matches,
+        hands=0,
+        moves=moves,
+        wall_s=minimal_wall,
+        moves_per_s=moves / minimal_wall,
+        ref_cpu_us_per_move=cpu[minimal_wall] / moves * 1e6,
+        note=f"request of {len(line)} bytes; alternated with play_match runs",
+    )
+    ratio = minimal_wall / c_wall  # the same moves: the ratio of the moves/s
+    summary = {
+        "play_match_moves_per_s": moves / c_wall,
+        "minimal_moves_per_s": moves / minimal_wall,
+        "ratio": ratio,
+        "pair_ratios": [1 / p for p in pairs],
+        "target": MINIMAL_RATIO_TARGET,
+        "met": ratio >= MINIMAL_RATIO_TARGET,
+    }
+    return row, summary
 
 
 def _bulk_us(setup: Callable[[], Any], work: Callable[[Any], Any], repeat: int, n: int) -> float:
@@ -1263,6 +1339,7 @@ def print_report(result: dict[str, Any], rows: list[Row], args: argparse.Namespa
             f"measured: {row['ref_cpu_us_per_move']:.1f} µs/move (marginal "
             f"{fmt(row['marginal_us_per_move'], '.1f')} µs), {row['name']}: target {verdict}"
         )
+    print_ratios(result)
     stages = result.get("engine_stages_us_per_move")
     if stages is not None:
         print(
@@ -1318,6 +1395,24 @@ def print_report(result: dict[str, Any], rows: list[Row], args: argparse.Namespa
             print(f"  {'µs/move':>7} {'share':>6}  category")
             for name, cat in spy["categories"].items():
                 print(f"  {cat['us_per_move']:>7.1f} {cat['share']:>6.1%}  {name}")
+
+
+def print_ratios(result: dict[str, Any]) -> None:
+    """The two ratios of issue 15, each from this run."""
+    e = result["ratio_engine_row_to_playouts"]
+    pairs = ", ".join(f"{p:.2f}" for p in e["pair_ratios"])
+    print(
+        f"ratio 1: engine + codec row {e['engine_row_us_per_move']:.2f} µs/move / engine random "
+        f"playouts {e['playout_us_per_move']:.2f} µs/move = {e['ratio']:.2f}x (pairs {pairs}); "
+        f"target <= {e['target']:.0f}x: {verdict(e['met'])}"
+    )
+    r = result["ratio_play_match_to_minimal"]
+    pairs = ", ".join(f"{p:.2f}" for p in r["pair_ratios"])
+    print(
+        f"ratio 2: play_match C instant x2 {r['play_match_moves_per_s']:.0f} moves/s / minimal "
+        f"trio referee {r['minimal_moves_per_s']:.0f} moves/s = {r['ratio']:.2f} (pairs "
+        f"{pairs}); target >= {r['target']:.2f}: {verdict(r['met'])}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1391,7 +1486,8 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(match_row(PINNED_ROW, c_bots, args.matches, args.hands, repeat))
         rows.append(per_cpu_row(args.matches, args.hands, repeat))
     c_rows = list(rows)
-    rows.append(engine_row(args.matches, args.hands, repeat))
+    engine, engine_ratio = engine_row(args.matches, args.hands, repeat)
+    rows.append(engine)
     trace = trace_games(args.matches, args.hands)
     parse_us = instant_reply_cost(trace)
     line = typical_request(trace)
@@ -1405,6 +1501,8 @@ def main(argv: list[str] | None = None) -> int:
     memory.note = f"no processes, no pipes; includes the bots' parsing ({parse_us:.1f} µs/move)"
     rows.append(memory)
     rows.extend(round_trip_rows(binary, line, args.round_trips, repeat, parse_us))
+    minimal, ratio_minimal = minimal_ratio(binary, c_bots, line, args.matches, args.hands, repeat)
+    rows.append(minimal)
     if not args.skip_samples:
         for label, commands in sample_rows:
             rows.append(match_row(label, commands, args.matches, args.hands, repeat))
@@ -1433,6 +1531,8 @@ def main(argv: list[str] | None = None) -> int:
         "bot_parse_us_per_move": parse_us,
         "attribution_us_per_move": attribution(by_name, c_rows, parse_us),
         "notes": notes,
+        "ratio_engine_row_to_playouts": engine_ratio,
+        "ratio_play_match_to_minimal": ratio_minimal,
     }
     if args.breakdown:
         stages = stage_breakdown(args.matches, args.hands, max(repeat, 3))

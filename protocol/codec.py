@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import enum
 import re
+from collections.abc import Callable
 
 import msgspec
 
@@ -105,6 +106,12 @@ def encode(message: ToBot | FromBot) -> bytes:
 def encode_part(part: msgspec.Struct) -> bytes:
     """A part of a message (such as one history event) as `encode` writes it in the message."""
     return _ENCODER.encode(part)
+
+
+#: A field's value (a struct, a tuple of numbers, ``None``...) as `encode` writes it in a
+#: message: the shared encoder's own method, for a caller that puts a message together from the
+#: JSON of its fields (`arena.wire.RequestBuilder.request_line`).
+encode_value: Callable[[object], bytes] = _ENCODER.encode
 
 
 # An odd number of backslashes, then a \u escape of a UTF-16 surrogate (D800-DFFF).

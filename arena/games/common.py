@@ -416,6 +416,11 @@ class LineRecord(NamedTuple):
     passes: tuple[int, ...]
 
 
+#: ``tuple.__new__``: a named tuple built from its fields in one C call (its class's own
+#: ``__new__`` is a Python function, which costs more than the rest of the one-action path).
+_NEW_TUPLE = tuple.__new__
+
+
 def line_record(
     record: LineRecord | None, count: int, history: Any, players: int, left: str
 ) -> LineRecord:
@@ -428,6 +433,8 @@ def line_record(
     """
     if record is None:
         record = LineRecord(0, (), (), (0,) * players, (0,) * players)
+    elif count == record.actions + 1:
+        return one_more_action(record, history[0], left)
     newer = []
     node = history
     for _ in range(count - record.actions):
@@ -453,3 +460,29 @@ def line_record(
             passes[seat] += 1
     events += tuple(PublicEvent(s, m) for s, m, _drawn in reversed(newer))
     return LineRecord(count, events, layout, tuple(draws), tuple(passes))
+
+
+def one_more_action(record: LineRecord, action: Any, left: str) -> LineRecord:
+    """``record`` after one more ``(seat, move, drawn)`` action: :func:`line_record`'s case of
+    the referee (which asks every state in turn), without the lists of its general case; an
+    engine's ``_public_record`` calls it directly when its state is one action newer."""
+    # Concatenation, not the starred form ruff prefers (RUF005): that one builds a list and
+    # copies it into the tuple, two allocations and two copies per field instead of one.
+    seat, move, _drawn = action
+    _actions, events, layout, draws, passes = record
+    if move.tile is not None:  # a play (a draw and a pass name no tile)
+        a, b = move.tile
+        out = move.out
+        assert out is not None
+        if move.end is None:
+            layout = ((a, b),)
+        elif move.end == left:
+            layout = ((out, a + b - out),) + layout  # noqa: RUF005
+        else:
+            layout = layout + ((a + b - out, out),)  # noqa: RUF005
+    elif move.kind == "draw":
+        draws = (*draws[:seat], draws[seat] + 1, *draws[seat + 1 :])
+    else:
+        passes = (*passes[:seat], passes[seat] + 1, *passes[seat + 1 :])
+    events = events + (_NEW_TUPLE(PublicEvent, (seat, move)),)  # noqa: RUF005
+    return _NEW_TUPLE(LineRecord, (record.actions + 1, events, layout, draws, passes))

@@ -112,9 +112,10 @@ class Match:
         hand = self.hand.apply(move)
         # dataclasses.replace re-runs __init__ and costs more than the engine's own apply; this
         # is the same copy, done directly (the referee calls it once per move).
+        fields = self.__dict__.copy()
+        fields["hand"] = hand
         new = object.__new__(Match)
-        new.__dict__.update(self.__dict__)
-        new.__dict__["hand"] = hand
+        object.__setattr__(new, "__dict__", fields)
         return new
 
     def retire(self, *seats: int) -> Match:

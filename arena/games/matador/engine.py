@@ -37,6 +37,7 @@ from arena.games.common import (
     deal_hands,
     hand_slots,
     line_record,
+    one_more_action,
 )
 from arena.games.plugin import FLAG, flag
 from arena.games.tiles import (
@@ -200,6 +201,13 @@ def _end_moves(
     return moves
 
 
+_NEW_VIEW = tuple.__new__
+_BIT_COUNT = int.bit_count
+#: The open ends of every (left, right) pair of values, at ``left * 7 + right``: built once, so
+#: a view holds a shared tuple instead of three new ones.
+_END_PAIRS = tuple(((LEFT, left), (RIGHT, right)) for left in range(7) for right in range(7))
+
+
 class MatadorState(HandState):
     """One hand of Matador in progress (immutable; build the first with :func:`start_hand`).
 
@@ -232,9 +240,8 @@ class MatadorState(HandState):
     @property
     def ends(self) -> tuple[tuple[str, int], ...]:
         """The open ends as ``(position, value)``; empty before the lead."""
-        if self.left < 0:
-            return ()
-        return ((LEFT, self.left), (RIGHT, self.right))
+        left = self.left
+        return () if left < 0 else _END_PAIRS[left * 7 + self.right]
 
     def layout(self) -> tuple[tuple[int, int], ...]:
         """The chain read from the left end to the right end, each tile as it lies."""
@@ -244,8 +251,12 @@ class MatadorState(HandState):
         """The public record of the hand (events, layout, draw and pass counts), memoised and
         carried forward from the parent state (`arena.games.common.line_record`)."""
         record = self._public
-        if record is None or record.actions != self._count:
-            record = line_record(record, self._count, self._history, self.players, LEFT)
+        count = self._count
+        if record is None or record.actions != count:
+            if record is not None and record.actions + 1 == count:
+                record = one_more_action(record, self._history[0], LEFT)  # type: ignore[index]
+            else:
+                record = line_record(record, count, self._history, self.players, LEFT)
             self._public = record
         return record
 
@@ -388,24 +399,40 @@ class MatadorState(HandState):
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know: its own tiles, counts, the layout, the public history."""
-        record = self._public_record()
+        record = self._public
+        if record is None or record.actions != self._count:
+            record = self._public_record()
         retired = self.retired
         left = self.left
-        return SeatView(
-            seat,
-            self.players,
-            self.to_move,
-            tiles_of(self.hands[seat]),
-            tuple(h.bit_count() for h in self.hands),
-            len(self.stock) - self.stock_pos,
-            record.layout,
-            () if left < 0 else ((LEFT, left), (RIGHT, self.right)),
-            self.scores,
-            record.events,
-            self.legal_moves() if self.to_move == seat else (),
-            tuple(s for s in range(self.players) if retired >> s & 1) if retired else (),
-            record.draws,
-            record.passes,
+        to_move = self.to_move
+        if to_move != seat:
+            legal: tuple[Move, ...] = ()
+        else:
+            legal = self._legal or self.legal_moves()
+        # Built with tuple.__new__ (the named tuple's own __new__ is a Python function): the
+        # referee asks for a view per move. The last four fields are SeatView's defaults.
+        return _NEW_VIEW(
+            SeatView,
+            (
+                seat,
+                self.players,
+                to_move,
+                tiles_of(self.hands[seat]),
+                tuple(map(_BIT_COUNT, self.hands)),
+                len(self.stock) - self.stock_pos,
+                record.layout,
+                () if left < 0 else _END_PAIRS[left * 7 + self.right],
+                self.scores,
+                record.events,
+                legal,
+                tuple(s for s in range(self.players) if retired >> s & 1) if retired else (),
+                record.draws,
+                record.passes,
+                (),
+                None,
+                None,
+                (),
+            ),
         )
 
     def retire(self, seat: int) -> MatadorState:
