@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from arena.cluster.connect import ClusterError
@@ -60,11 +61,34 @@ def wait_for_workers(client: Any, timeout_s: float) -> bool:
     """Block until a worker has joined the scheduler that came back (``True``), or
     ``timeout_s`` has passed (``False``): Dask's workers stop when they lose the scheduler, so
     a new scheduler has only the workers started again since (by a supervisor or by hand)."""
-    try:
-        client.wait_for_workers(1, timeout=timeout_s)
-    except (TimeoutError, OSError):
-        return False
-    return True
+    deadline = time.monotonic() + timeout_s
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            client.wait_for_workers(1, timeout=left)
+        except TimeoutError:
+            return False
+        except OSError:  # the new connection dropped as the scheduler came up: ask again
+            time.sleep(POLL_S)
+            continue
+        return True
+    return False
+
+
+def retry_while_reconnecting(call: Callable[[], object], timeout_s: float) -> None:
+    """``call()`` (a request to the scheduler that came back), asked again while its
+    connection drops (Dask's ``CommClosedError`` is an ``OSError``) for up to ``timeout_s``;
+    raises the last error after that."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            call()
+            return
+        except TimeoutError:
+            raise
+        except OSError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(POLL_S)
 
 
 def no_workers_text(address: str, timeout_s: float) -> str:

@@ -39,6 +39,7 @@ from arena.cluster.lost import (
     client_status,
     lost_text,
     no_workers_text,
+    retry_while_reconnecting,
     scheduler_lost,
     wait_for_scheduler,
     wait_for_workers,
@@ -324,10 +325,11 @@ class DaskPool:
             raise SchedulerLostError(no_workers_text(run.address, run.timeout_s))
         if run.plugin is not None and run.plugin_name not in self._registered_again:
             self._registered_again.add(run.plugin_name)
-            await trio.to_thread.run_sync(
-                lambda: run.client.register_plugin(run.plugin, name=run.plugin_name)
-            )
-            await trio.to_thread.run_sync(run.client.subscribe_topic, run.run_id, self._on_event)
+            for call in (
+                lambda: run.client.register_plugin(run.plugin, name=run.plugin_name),
+                lambda: run.client.subscribe_topic(run.run_id, self._on_event),
+            ):
+                await trio.to_thread.run_sync(retry_while_reconnecting, call, run.timeout_s)
 
     async def _result(self, job: Job, future: Future) -> JobDone | object | None:
         """The job's result, its replay written; ``None`` when the worker refused it, `_LOST`

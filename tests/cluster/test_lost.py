@@ -1,0 +1,53 @@
+"""The scheduler that came back (`arena.cluster.lost`): a request whose new connection drops
+while the scheduler comes up is asked again until the run's timeout, not taken for the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from arena.cluster.lost import retry_while_reconnecting, wait_for_workers
+
+
+class CommClosedError(OSError):
+    """As Dask's (an ``OSError``)."""
+
+
+class Flaky:
+    """Raises ``errors`` one after another, then answers."""
+
+    def __init__(self, *errors: BaseException) -> None:
+        self.errors = list(errors)
+        self.calls = 0
+
+    def __call__(self, *_args: Any, **_kwargs: Any) -> None:
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+
+    def wait_for_workers(self, _count: int, timeout: float) -> None:
+        self()
+
+
+def test_a_dropped_connection_while_waiting_for_workers_is_asked_again() -> None:
+    client = Flaky(CommClosedError("in: Stream is closed"), CommClosedError("again"))
+    assert wait_for_workers(client, 5.0)
+    assert client.calls == 3
+
+
+def test_no_worker_in_time_is_the_end_of_the_wait() -> None:
+    client = Flaky(TimeoutError("no worker"))
+    assert not wait_for_workers(client, 5.0)
+    assert client.calls == 1
+
+
+def test_a_request_is_retried_while_its_connection_drops_then_the_error_is_raised() -> None:
+    call = Flaky(CommClosedError("closed"))
+    retry_while_reconnecting(call, 5.0)
+    assert call.calls == 2
+    always = Flaky(*[CommClosedError(f"closed {i}") for i in range(1000)])
+    with pytest.raises(CommClosedError):
+        retry_while_reconnecting(always, 0.3)
+    with pytest.raises(TimeoutError):
+        retry_while_reconnecting(Flaky(TimeoutError("slow")), 5.0)
