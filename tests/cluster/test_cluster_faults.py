@@ -5,6 +5,7 @@ at the end, and compares the final standings with the same tournament played loc
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import signal
@@ -19,6 +20,7 @@ from typing import Any
 import psutil
 import pytest
 
+from arena.replay import read_replay
 from tests.cluster.dask_procs import DaskCluster, arena, dask_command, start_cluster, worker_env
 from tests.cluster.test_cluster_tournament import standings
 from tests.helpers import REPO
@@ -294,16 +296,26 @@ def test_scheduler_back_in_time_finishes_the_run(
 
 
 def most_at_once(run: Coordinator) -> int:
-    """The most matches the events file shows started and not yet finished at one time."""
-    running: set[int] = set()
-    most = 0
+    """The most matches that were being played at one time: each from the moment its worker
+    said it started (the events file's ``match_started``) for as long as its replay lasted.
+    (Not until its ``match_finished``: that line is written once the result is committed, so
+    a worker's next match could seem to overlap the one before.)"""
+    started: dict[int, datetime.datetime] = {}
+    intervals: list[tuple[datetime.datetime, datetime.datetime]] = []
     for line in run.events.read_text().splitlines():
         event = json.loads(line)
+        when = datetime.datetime.fromisoformat(event["time"])
         if event["event"] == "match_started":
-            running.add(event["table"])
+            started[event["table"]] = when  # the last start is the one the replay records
         elif event["event"] == "match_finished":
-            running.discard(event["table"])
-        most = max(most, len(running))
+            lasted = datetime.timedelta(seconds=read_replay(event["replay"]).duration_s)
+            begun = started[event["table"]]
+            intervals.append((begun, begun + lasted))
+    edges = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
+    most = now = 0
+    for _, step in edges:
+        now += step
+        most = max(most, now)
     return most
 
 
@@ -328,11 +340,7 @@ def test_workers_that_join_mid_run_take_matches_at_once(tmp_path: Path) -> None:
     played = [line for line in err.splitlines() if " played on worker " in line]
     assert len(played) == 3, err
     assert "refused" not in err
-    # Three at once at least: the new workers played while the first did. (The events file
-    # says a match started when its worker says so, and finished once its result is
-    # committed, so under load a worker's next match can show as started before its previous
-    # one shows as finished: a fourth at once there is that, not a fourth slot.)
-    assert most_at_once(run) >= 3
+    assert most_at_once(run) == 3
 
 
 def profilers_running(cluster: DaskCluster) -> dict[str, bool]:
