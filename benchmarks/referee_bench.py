@@ -66,7 +66,7 @@ order. Bulk timings run hot in the caches: in a match the same code can cost mor
 overhead inflates every call ~5x) and, if ``py-spy`` is installed (``pip install py-spy``),
 samples matches with in-memory bots from outside the process and prints the share of samples
 per category (view, request build, watchdog, per hand, ...) scaled to that run's measured CPU
-per move. (py-spy on the C-bot matches is misleading here: see `pyspy_profile`.)
+per move. (py-spy on the C-bot matches is misleading here: see `referee_profile.pyspy_profile`.)
 
 ``--pin CPU`` runs the referee and its bots on one CPU (sched_setaffinity, inherited by the
 bots): on these VMs a bot woken on the other vCPU costs ~70 µs of wall time per round trip
@@ -88,15 +88,12 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
-import cProfile
 import functools
 import gc
-import itertools
 import json
 import math
 import os
 import platform
-import pstats
 import resource
 import shlex
 import shutil
@@ -147,10 +144,9 @@ from arena.wire import (  # noqa: E402
     RequestBuilder,
     hand_end,
     hand_start,
-    move_from_wire,
     move_to_wire,
 )
-from protocol.codec import decode_from_bot, encode  # noqa: E402
+from protocol.codec import encode  # noqa: E402
 
 TARGET_US = 40.0
 TARGET_LINE = f"target: referee CPU per move <= {TARGET_US:.0f} µs with the C bots"
@@ -448,7 +444,7 @@ def worker_main(kind: str, hands: int, matches: int) -> int:
     """Child mode (``--worker``): plays matches and prints their totals as one JSON line.
 
     ``c``: C-bot matches, after a ``ready``/``go`` handshake (`per_cpu_row`). ``memory``: matches
-    with in-memory bots, run under py-spy (`pyspy_profile`).
+    with in-memory bots, run under py-spy (`referee_profile.pyspy_profile`).
     """
     if kind == "c":
         commands = c_commands(build_c_bot())
@@ -673,142 +669,6 @@ def minimal_ratio(
     return row, summary
 
 
-def _bulk_us(setup: Callable[[], Any], work: Callable[[Any], Any], repeat: int, n: int) -> float:
-    """CPU µs per item of ``work(setup())``, best of ``repeat``; the set-up is not timed."""
-    best = float("inf")
-    for _ in range(repeat):
-        inputs = setup()
-        gc.collect()
-        gc.disable()  # the inputs are thousands of live objects: no collections inside
-        try:
-            c0 = cpu_self()
-            work(inputs)
-            best = min(best, cpu_self() - c0)
-        finally:
-            gc.enable()
-    return best / n * 1e6
-
-
-def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
-    """CPU µs per move of each stage of the engine row, each timed in bulk.
-
-    The requests of the C row's games are traced first; then each stage runs over all of them
-    in one loop between two ``getrusage`` readings (best of ``repeat``), so no timer runs
-    inside the loop, and with the garbage collector off (the runner's real gc cost is the
-    ``(gc)`` column of the match rows). Per-hand work is divided by the moves too.
-
-    Each stage gets its inputs in the state the runner finds them: ``view()`` runs on states
-    fresh from ``apply`` (their parent's public record built, theirs not: the view extends it
-    by one action and computes the legal moves), a hand's first view excepted (its record was
-    built by the ``hand_start`` views); ``RequestBuilder.request_line`` sees a hand's views in
-    order; the per-hand stages start from freshly dealt and freshly finished hands.
-    """
-    trace = trace_games(matches, hands)
-    turns = trace.turns
-    moves = len(turns)
-
-    def fresh_states() -> list[Any]:
-        states = [turns[0].match.hand]
-        for previous, turn in itertools.pairwise(turns):
-            if turn.first:
-                states.append(turn.match.hand)
-            else:
-                states.append(previous.match.hand.apply(previous.move))
-        return states
-
-    def build_requests(_: None) -> list[bytes]:
-        builder = RequestBuilder()
-        lines = []
-        for t in turns:
-            if t.first:
-                builder.new_hand()
-            lines.append(builder.request_line(t.view, t.request_id, t.hand_number, MOVE_MS, 0))
-        return lines
-
-    if build_requests(None) != [t.request for t in turns]:
-        raise AssertionError("the stage's requests are not the engine row's")
-    replies = [decode_from_bot(t.reply) for t in turns]
-    checks = [(r.move, t.view.legal) for r, t in zip(replies, turns, strict=True)]  # type: ignore[union-attr]
-    recorder = hand_recorder(match_config(SEED_BASE, hands))
-
-    def hand_starts(matches: list[Match]) -> None:
-        builder = RequestBuilder()
-        for match in matches:
-            hand = match.hand
-            number = match.hand_number
-            leader = hand.to_move
-            assert leader is not None
-            builder.new_hand()
-            for seat in range(PLAYERS):
-                encode(hand_start(hand.view(seat), number, leader))
-
-    def hand_ends(matches: list[Match]) -> None:
-        for match in matches:
-            finished = match.hand
-            number = match.hand_number
-            outcome = finished.outcome()
-            assert outcome is not None
-            hands_left = [list(finished.view(s).hand) for s in range(PLAYERS)]
-            encode(hand_end(outcome, number, hands_left, finished.view(0).layout))
-            match.next_hand()
-            recorder._record_hand(number, finished, [], [])
-
-    def nothing() -> None:
-        return None
-
-    stages: dict[str, tuple[Callable[[], Any], Callable[[Any], Any]]] = {
-        "match.over, match.hand.outcome()": (
-            nothing,
-            lambda _: [t.match.over or t.match.hand.outcome() for t in turns],
-        ),
-        "hand.view(seat)": (
-            fresh_states,
-            lambda states: [s.view(t.seat) for s, t in zip(states, turns, strict=True)],
-        ),
-        "RequestBuilder.request_line() (build + encode)": (nothing, build_requests),
-        "decode_from_bot(reply)": (nothing, lambda _: [decode_from_bot(t.reply) for t in turns]),
-        "move_from_wire + legality check": (
-            nothing,
-            lambda _: [move_from_wire(wire) in legal for wire, legal in checks],
-        ),
-        "judge_move(reply) (all of the two above)": (
-            nothing,
-            lambda _: [judge_move(t.reply, t.request_id, t.view) for t in turns],
-        ),
-        "Action record (move_to_wire)": (
-            nothing,
-            lambda _: [
-                Action(
-                    seat=t.seat,
-                    move=move_to_wire(t.move),
-                    request_id=t.request_id,
-                    time_left_ms=MOVE_MS,
-                    elapsed_ms=0.01,
-                    debug=None,
-                )
-                for t in turns
-            ],
-        ),
-        "match.apply(move)": (nothing, lambda _: [t.match.apply(t.move) for t in turns]),
-        "  of which state.apply(move)": (
-            nothing,
-            lambda _: [t.match.hand.apply(t.move) for t in turns],
-        ),
-        "per hand: new_hand + 2 hand_start": (
-            lambda: [h.start() for h in trace.hands],
-            hand_starts,
-        ),
-        "per hand: hand_end + next_hand + _record_hand": (
-            lambda: [h.last.match.apply(h.last.move) for h in trace.hands],
-            hand_ends,
-        ),
-    }
-    return {name: _bulk_us(setup, work, repeat, moves) for name, (setup, work) in stages.items()}
-
-
-# -- the runner with in-memory bots ------------------------------------------------------------
-
-
 def instant_reply(line: bytes) -> bytes | None:
     """What instant_bot.c answers to ``line`` (same shortcuts), or None for no answer."""
     if line.startswith(b'{"type":"request"'):
@@ -1015,242 +875,8 @@ def round_trip_rows(binary: Path, line: bytes, n: int, repeat: int, parse_us: fl
 
 # -- profiling -----------------------------------------------------------------------------------
 
+
 #: Functions listed by cumulative time under cProfile (when they cost >= 1 µs per move).
-_PROFILED = (
-    "_play",
-    "_turn",
-    "_request",
-    "_notify",
-    "_send",
-    "_record_hand",
-    "request",
-    "view",
-    "_public_record",
-    "legal_moves",
-    "encode",
-    "decode_from_bot",
-    "_decode",
-    "move_from_wire",
-    "send_line",
-    "receive_line",
-    "apply",
-    "next_hand",
-    "deadline",
-    "wait_readable",
-    "run_once",
-    "get_events",
-    "process_events",
-    "hand_start",
-    "hand_end",
-)
-
-
-def profile_c_match(commands: list[str], hands: int, top: int) -> dict[str, Any]:
-    """One C-bot match under cProfile: the top functions by own time, in µs per move."""
-    config = match_config(SEED_BASE, hands)
-    # A CPU-time timer: with the default wall-clock timer, an os.write that wakes a bot and is
-    # preempted by it looks like hundreds of µs spent in write().
-    profiler = cProfile.Profile(time.thread_time)
-    gc.collect()
-    profiler.enable()
-    replay = trio.run(play_match, config, commands)
-    profiler.disable()
-    moves = count_moves(replay)
-    stats = pstats.Stats(profiler)
-    rows = []
-    for (filename, line, func), (_cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
-        short = filename
-        for prefix in (str(ROOT) + "/", str(Path(trio.__file__).parent.parent) + "/"):
-            if short.startswith(prefix):
-                short = short[len(prefix) :]
-        rows.append(
-            {
-                "function": f"{short}:{line}({func})",
-                "calls_per_move": nc / moves,
-                "own_us_per_move": tt / moves * 1e6,
-                "cum_us_per_move": ct / moves * 1e6,
-            }
-        )
-    total = sum(r["own_us_per_move"] for r in rows)
-    by_own = sorted(rows, key=lambda r: -r["own_us_per_move"])[:top]
-    by_cum = sorted(
-        (
-            r
-            for r in rows
-            if r["cum_us_per_move"] >= 1.0
-            and any(r["function"].endswith(f"({name})") for name in _PROFILED)
-        ),
-        key=lambda r: -r["cum_us_per_move"],
-    )
-    return {"moves": moves, "total_us_per_move": total, "by_own": by_own, "by_cum": by_cum}
-
-
-# Categories of the py-spy samples. Under ``_MatchRunner._turn``, the first frame below it
-# decides (below ``_request`` for the I/O and the watchdog): (function, file suffix) -> category.
-_VIEW = "hand.view(seat) -> SeatView"
-_REQUEST = "RequestBuilder.request_line() (build + encode)"
-_DECODE = "judge_move (decode reply, id, legality)"
-_CLOCK = "clock: trio.current_time, SeatClock"
-_TURN_OWN = "_turn own code (Action record, checks, Pending)"
-_WATCHDOG = "watchdog (its task, or a CancelScope.deadline setter)"
-_SCOPES = "trio cancel scopes (truncated stacks)"
-_SCHEDULER = "trio scheduler and epoll (between tasks)"
-_APPLY = "Match.apply (copy + state.apply)"
-_TURN_RULES = {
-    ("MatadorState.view", "matador.py"): _VIEW,
-    ("RequestBuilder.request_line", "wire.py"): _REQUEST,
-    ("judge_move", "judge.py"): _DECODE,
-    ("move_from_wire", "wire.py"): _DECODE,
-    ("Match.apply", "match.py"): _APPLY,
-    ("MatadorState.apply", "matador.py"): _APPLY,  # Match.apply's frame sometimes missed
-    ("__create_fn__.<locals>.__init__", "<string>"): _TURN_OWN,  # Pending(...)
-    ("current_time", "_generated_run.py"): _CLOCK,
-    ("SeatClock.time_left_ms", "clock.py"): _CLOCK,
-    ("SeatClock.allowance_s", "clock.py"): _CLOCK,
-    ("SeatClock.bank_ms", "clock.py"): _CLOCK,
-    ("SeatClock.charge", "clock.py"): _CLOCK,
-    ("move_to_wire", "wire.py"): _TURN_OWN,
-}
-_IO_FUNCS = {
-    "BotProcess.send_line": "pipe I/O: send_line (os.write)",
-    "BotProcess.receive_line": "pipe I/O: receive_line (os.read, framing)",
-    "BotProcess.poll_line_nowait": "pipe I/O: receive_line (os.read, framing)",
-    "InstantMemoryBot.send_line": "the in-memory bots' own work (not the referee's)",
-    "InstantMemoryBot.receive_line": "in-memory receive_line (scheduler passes)",
-}
-_SCOPE_FUNCS = {
-    "CancelScope.__enter__",
-    "CancelScope.__exit__",
-    "CancelScope._close",
-    "CancelScope.__init__",
-    "move_on_after",
-    "move_on_at",
-}
-
-
-def _parse_frame(text: str) -> tuple[str, str]:
-    name, _, where = text.rpartition(" (")
-    return name, where.rstrip(")").rsplit(":", 1)[0]
-
-
-def _frame_category(name: str, file: str) -> str | None:
-    """The category one frame names by itself, if any."""
-    if name in _IO_FUNCS:
-        return _IO_FUNCS[name]
-    if name == "CancelScope.deadline" or name.startswith("Watchdog."):
-        return _WATCHDOG
-    for (rule_name, suffix), category in _TURN_RULES.items():
-        if name == rule_name and file.endswith(suffix):
-            return category
-    if name.startswith("MatadorState."):
-        return _VIEW
-    if name.startswith("RequestBuilder."):
-        return _REQUEST
-    return None
-
-
-def _categorise(frames: list[tuple[str, str]]) -> str:
-    names = [name for name, _ in frames]
-    if "_MatchRunner._turn" in names:
-        rest = frames[names.index("_MatchRunner._turn") + 1 :]
-        if rest and rest[0][0] == "_MatchRunner._request":
-            if len(rest) == 1:
-                return "_request own code"
-            rest = rest[1:]
-        if not rest:
-            return _TURN_OWN
-        name, file = rest[0]
-        return _frame_category(name, file) or f"other under _turn: {name}"
-    if "Watchdog.run" in names:
-        return _WATCHDOG
-    if "_MatchRunner._play" in names:
-        return "per hand: hand_start/hand_end, notifications, records, next_hand"
-    if "_MatchRunner._start_bots" in names or "_MatchRunner._finish" in names:
-        return "start-up and end of match (spawn, hello, match_end, exit)"
-    if names[-1] == "_MatchRunner.run":
-        return "_MatchRunner.run own code (gc.collect() before gc.freeze(), replay)"
-    if "_MatchRunner.run" in names or "play_match" in names:
-        return "match set-up, replay, bot shutdown"
-    if "unrolled_run" in names:
-        return _SCHEDULER
-    # A truncated stack: the outermost frame that names a category decides.
-    for name, file in frames:
-        category = _frame_category(name, file)
-        if category is not None:
-            return category
-        if "trio" in file and (
-            name in _SCOPE_FUNCS
-            or "_might_change_registered_deadline" in name
-            or name.startswith(("CancelStatus", "Deadlines"))
-        ):
-            return _SCOPES
-        if name in ("cancel_shielded_checkpoint", "checkpoint_if_cancelled"):
-            return _SCHEDULER
-    return "unattributed (truncated stacks)"
-
-
-def pyspy_profile(hands: int, matches: int, rate: int) -> dict[str, Any] | None:
-    """Samples matches with in-memory instant bots from outside with py-spy; returns the
-    categories in µs per move.
-
-    The matches run in a child interpreter (``--worker memory``) that reports its own CPU per
-    move; each category's share of the samples taken inside ``trio.run`` is scaled to it.
-    py-spy reads the interpreter's memory from outside, so the profiled code runs at full
-    speed. It samples a thread while it is runnable, not only while it runs: with real pipes,
-    each ``os.write`` that wakes a bot often preempts the referee, and the samples then pile up
-    on ``send_line`` (from 3% to 73% between two runs here). With in-memory bots there is no
-    such wake-up, so the shares are CPU shares; the pipes' own cost is the difference between
-    the C row and the in-memory row.
-    """
-    spy = shutil.which("py-spy")
-    if spy is None:
-        return None
-    BUILD_DIR.mkdir(parents=True, exist_ok=True)
-    raw = BUILD_DIR / "referee_pyspy.txt"
-    argv = [
-        spy, "record", "--nonblocking", "--rate", str(rate), "--format", "raw",
-        "--output", str(raw), "--",
-        sys.executable, str(Path(__file__).resolve()),
-        "--worker", "memory", "--hands", str(hands), "--matches", str(matches),
-    ]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if done.returncode != 0 or not raw.exists():
-        return {"error": f"py-spy failed ({done.returncode}): {done.stderr.strip()[-500:]}"}
-    # py-spy writes its own "py-spy>" lines to the same stdout: take the worker's JSON line.
-    target = Run(**json.loads([t for t in done.stdout.splitlines() if t.startswith("{")][-1]))
-    counts: dict[str, int] = {}
-    for text in raw.read_text().splitlines():
-        stack, _, count = text.rpartition(" ")
-        if not stack.strip():
-            continue  # py-spy could not read the stack at all
-        frames = [_parse_frame(f) for f in stack.split(";")]
-        in_trio = any(
-            name in ("run", "unrolled_run") and file.endswith("_run.py") for name, file in frames
-        )
-        if not in_trio and frames[0][0] == "<module>":
-            continue  # outside trio.run: imports and the benchmark's own set-up
-        # Non-blocking sampling sometimes reads a truncated stack (no root frames): those are
-        # categorised by the frames they do have.
-        category = _categorise(frames)
-        counts[category] = counts.get(category, 0) + int(count)
-    total = sum(counts.values())
-    per_move = target.cpu_s / target.moves * 1e6
-    categories = {
-        name: {"samples": n, "share": n / total, "us_per_move": n / total * per_move}
-        for name, n in sorted(counts.items(), key=lambda kv: -kv[1])
-    }
-    return {
-        "moves": target.moves,
-        "cpu_us_per_move": per_move,
-        "samples": total,
-        "rate_hz": rate,
-        "categories": categories,
-    }
-
-
-# -- output --------------------------------------------------------------------------------------
-
-
 def fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
@@ -1535,9 +1161,13 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_play_match_to_minimal": ratio_minimal,
     }
     if args.breakdown:
+        from referee_stages import stage_breakdown
+
         stages = stage_breakdown(args.matches, args.hands, max(repeat, 3))
         result["engine_stages_us_per_move"] = stages
     if args.profile:
+        from referee_profile import profile_c_match, pyspy_profile
+
         result["cprofile"] = profile_c_match(c_bots, args.hands, top=25)
         result["pyspy"] = pyspy_profile(args.hands, max(12, 4 * args.matches), rate=2500)
 
