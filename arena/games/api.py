@@ -9,7 +9,7 @@ python-chess's ``legal_moves``/``push``/``outcome``). The four verbs are the sam
 - ``outcome(state)``: ``None`` while the hand goes on, else a :class:`HandOutcome`;
 - ``view(state, seat)``: what one seat may know, with no other seat's tiles and no stock order.
 
-Pure: no I/O, no clock, no randomness except ``tiles.shuffled_set(seed)`` in a deal.
+Pure: no I/O, no clock, no randomness except ``tiles.shuffled_indices(seed)`` in a deal.
 """
 
 from __future__ import annotations

@@ -41,7 +41,8 @@ The state is immutable: :meth:`BlockState.apply` builds a new one. Hands are bit
 once at import (see "tables" below); :meth:`BlockState.playout` plays a random hand to its end
 on those tables without building states (:func:`arena.games.api.random_playout`).
 
-Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in :func:`deal`.
+Pure: no I/O, no clock; randomness only through ``tiles.shuffled_indices(seed)`` (the order of
+``tiles.shuffled_set``) in :func:`deal`.
 """
 
 from __future__ import annotations

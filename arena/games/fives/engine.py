@@ -33,7 +33,8 @@ The state is immutable: :meth:`FivesState.apply` builds a new one. Hands are bit
 and memoised per (end, value, playable tiles), as in :mod:`arena.games.matador`, because random
 playouts call them millions of times.
 
-Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in :func:`deal`.
+Pure: no I/O, no clock; randomness only through ``tiles.shuffled_indices(seed)`` (the order of
+``tiles.shuffled_set``) in :func:`deal`.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ The state is immutable: :meth:`MatadorState.apply` builds a new one. Hands are b
 import, because random playouts (benchmarks, bots' helpers, the verifier) call them millions of
 times.
 
-Pure: no I/O, no clock; randomness only through ``tiles.shuffled_set(seed)`` in :func:`deal`.
+Pure: no I/O, no clock; randomness only through ``tiles.shuffled_indices(seed)`` (the order of
+``tiles.shuffled_set``) in :func:`deal`.
 """
 
 from __future__ import annotations
