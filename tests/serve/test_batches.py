@@ -14,7 +14,7 @@ import trio.testing
 from arena.live_events import LiveEvent
 from arena.replay import read_replay
 from arena.serve.app import App
-from arena.serve.hub import BehindError, Hub
+from arena.serve.hub import Batch, BehindError, Hub
 from tests.serve.test_follow import GOLDEN, live_events
 
 EVENTS = live_events(read_replay(GOLDEN / "matador-2p-hands.replay.json"))
@@ -30,9 +30,8 @@ def _text(hub: Hub, first: int, last: int) -> bytes:
     return b"".join(p.sse(hub.token) for p in hub.ring if first <= p.seq <= last)
 
 
-def test_a_cut_makes_the_new_events_one_batch_of_their_text() -> None:
-    """A cut holds every event published since the last one, its text theirs in order; with
-    nothing new there is no batch."""
+def _two_batches() -> tuple[Hub, Batch, Batch]:
+    """A hub fed 10 events, cut, fed 15 more, cut again: the hub and its two batches."""
     hub = Hub()
     _feed(hub, EVENTS[:10])
     first = hub.cut()
@@ -40,6 +39,13 @@ def test_a_cut_makes_the_new_events_one_batch_of_their_text() -> None:
     second = hub.cut()
     assert first is not None
     assert second is not None
+    return hub, first, second
+
+
+def test_a_cut_makes_the_new_events_one_batch_of_their_text() -> None:
+    """A cut holds every event published since the last one, its text theirs in order; with
+    nothing new there is no batch."""
+    hub, first, second = _two_batches()
     assert (first.first, first.last, second.first, second.last) == (1, 10, 11, 25)
     assert first.sse(hub.token) == _text(hub, 1, 10)
     assert second.sse(hub.token) == _text(hub, 11, 25)
@@ -50,13 +56,7 @@ def test_a_cut_makes_the_new_events_one_batch_of_their_text() -> None:
 def test_up_to_date_clients_are_given_the_batch_itself() -> None:
     """A cursor at the end of a batch gets the next batches' own bytes objects: the same for
     every client, made once."""
-    hub = Hub()
-    _feed(hub, EVENTS[:10])
-    first = hub.cut()
-    _feed(hub, EVENTS[10:25])
-    second = hub.cut()
-    assert first is not None
-    assert second is not None
+    hub, first, second = _two_batches()
     parts, cursor = hub.stream_since(10)
     again, _ = hub.stream_since(10)
     assert cursor == 25
