@@ -92,3 +92,45 @@ def test_a_playout_does_not_change_its_state() -> None:
     before = {name: getattr(state, name) for name in block.BlockState.__slots__}
     random_playout(state, random.Random(2))
     assert {name: getattr(state, name) for name in block.BlockState.__slots__} == before
+
+
+class _Chooser:
+    """A generator of another kind: only ``choice``, as the Chooser protocol asks."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.calls = 0
+
+    def choice(self, seq: Any) -> Any:
+        self.calls += 1
+        return self.rng.choice(seq)
+
+
+class _Reversed(random.Random):
+    """A random.Random whose ``choice`` is its own: the playout must call it."""
+
+    def choice(self, seq: Any) -> Any:
+        return seq[-1 - self._randbelow(len(seq))]
+
+
+def test_a_block_playout_calls_the_choice_of_a_generator_of_another_kind() -> None:
+    """The draws are inlined only for random.Random itself: any other chooser, a subclass with
+    its own ``choice`` or an instance whose ``choice`` was replaced gets its ``choice`` called,
+    once a move, and plays the verbs' hand."""
+    for seed in range(50):
+        state = _start(block, block.BlockRules(), 2, seed)
+        chooser = _Chooser(seed)
+        result = random_playout(state, chooser)
+        assert result == verb_playout(state, _Chooser(seed))
+        assert chooser.calls == result.plays + result.passes
+        reversed_rng = _Reversed(seed)
+        assert random_playout(state, reversed_rng) == verb_playout(state, _Reversed(seed))
+        patched = random.Random(seed)
+        patched.choice = lambda seq: seq[0]  # type: ignore[method-assign]
+        first_moves = verb_playout(state, _First())
+        assert random_playout(state, patched) == first_moves
+
+
+class _First:
+    def choice(self, seq: Any) -> Any:
+        return seq[0]

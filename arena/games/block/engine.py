@@ -50,7 +50,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, NamedTuple
+from random import Random
+from typing import Any, NamedTuple, TypeGuard
 
 from arena.games.api import (
     PASS,
@@ -204,6 +205,14 @@ _CODE: dict[Move, _Code] = {
     },
 }
 _PASS_ONLY: tuple[Move, ...] = (PASS,)
+#: ``n.bit_length()`` for the lengths of the playout's choices (a hand's plays at both ends).
+_BIT_LENGTH = tuple(n.bit_length() for n in range(2 * HAND_SIZE + 1))
+
+
+def _is_stdlib_random(rng: Chooser) -> TypeGuard[Random]:
+    """Whether ``rng.choice`` is random.Random's own (so :meth:`BlockState.playout` may make its
+    draws with ``getrandbits`` directly): an instance of exactly that class, not patched."""
+    return type(rng) is Random and "choice" not in rng.__dict__
 
 
 class BlockState(HandState):
@@ -361,9 +370,14 @@ class BlockState(HandState):
         done = self._outcome
         if done is not None:
             return Playout(done, 0, 0)
-        if self.retired:  # rare (a bot failed): the verbs, one move at a time
+        if self.retired or not _is_stdlib_random(rng):
+            # Rare (a bot failed; a generator of another kind): the verbs, one move at a time.
             return verb_playout(self, rng)
-        choice = rng.choice
+        # ``rng.choice(seq)`` of random.Random, inlined (the same getrandbits calls, so the
+        # generator ends in the same state): k = len(seq).bit_length() bits, drawn again while
+        # the number is not below len(seq); the element at that index.
+        getrandbits = rng.getrandbits
+        bit_length = _BIT_LENGTH
         first = self.to_move
         assert first is not None
         # Only what the next turn needs is kept, as locals: the two hands, and per end the table
@@ -376,9 +390,13 @@ class BlockState(HandState):
         kind = HandEnd.DOMINO
         if self.left < 0:  # the lead: any tile of the hand
             c0, c1, c2, c3 = _LEAD_CODES
-            bit, left_codes, left_fits, right_codes, right_fits = choice(
-                c0[hand & 127] + c1[hand >> 7 & 127] + c2[hand >> 14 & 127] + c3[hand >> 21]
-            )
+            codes = c0[hand & 127] + c1[hand >> 7 & 127] + c2[hand >> 14 & 127] + c3[hand >> 21]
+            n = len(codes)
+            k = bit_length[n]
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            bit, left_codes, left_fits, right_codes, right_fits = codes[r]
             hand ^= bit
             if not hand:  # the lead was the hand's last tile
                 if first:
@@ -397,7 +415,12 @@ class BlockState(HandState):
         while True:
             codes = left_codes[hand & left_fits] + right_codes[hand & right_fits]
             if codes:
-                bit, on_right, end_codes, end_fits = choice(codes)
+                n = len(codes)
+                k = bit_length[n]
+                r = getrandbits(k)
+                while r >= n:
+                    r = getrandbits(k)
+                bit, on_right, end_codes, end_fits = codes[r]
                 hand ^= bit
                 if on_right:
                     right_codes = end_codes
@@ -408,14 +431,21 @@ class BlockState(HandState):
                 if not hand:
                     break  # a domino
             elif other & (left_fits | right_fits):
-                choice(_PASS_ONLY)  # as the verbs would, so that the random stream stays in step
+                # rng.choice((PASS,)), as the verbs make it, so that the stream stays in step.
+                while getrandbits(1):
+                    pass
                 passes += 1
             else:
                 kind = HandEnd.BLOCK  # neither can play
                 break
             codes = left_codes[other & left_fits] + right_codes[other & right_fits]
             if codes:
-                bit, on_right, end_codes, end_fits = choice(codes)
+                n = len(codes)
+                k = bit_length[n]
+                r = getrandbits(k)
+                while r >= n:
+                    r = getrandbits(k)
+                bit, on_right, end_codes, end_fits = codes[r]
                 other ^= bit
                 if on_right:
                     right_codes = end_codes
@@ -426,7 +456,8 @@ class BlockState(HandState):
                 if not other:
                     break  # a domino
             elif hand & (left_fits | right_fits):
-                choice(_PASS_ONLY)
+                while getrandbits(1):
+                    pass
                 passes += 1
             else:
                 kind = HandEnd.BLOCK
