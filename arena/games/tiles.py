@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import reduce
 from operator import getitem
+from typing import TypeGuard
 
 Tile = tuple[int, int]
 
@@ -220,3 +221,12 @@ def shuffled_set(seed: int) -> list[Tile]:
     This is the only place randomness enters the engines.
     """
     return list(map(ALL_TILES.__getitem__, shuffled_indices(seed)))
+
+
+def is_plain_random(rng: object) -> TypeGuard[random.Random]:
+    """Whether ``rng`` is a ``random.Random`` itself, its ``choice`` not replaced on the
+    instance: then ``rng.choice(seq)`` is ``seq[k]`` for the first ``k = getrandbits(b)`` below
+    ``len(seq)``, with ``b = len(seq).bit_length()``, and a caller may make those very draws
+    itself (Block's playout does), leaving the generator as ``choice`` would. A subclass may
+    change ``choice``, so it is not plain."""
+    return type(rng) is random.Random and "choice" not in vars(rng)

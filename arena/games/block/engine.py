@@ -50,8 +50,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from random import Random
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, NamedTuple
 
 from arena.games.api import (
     PASS,
@@ -80,6 +79,7 @@ from arena.games.tiles import (
     FULL_SET,
     TILE_BIT,
     indices_of,
+    is_plain_random,
     pips_of,
     shuffled_indices,
     tiles_of,
@@ -207,12 +207,6 @@ _CODE: dict[Move, _Code] = {
 _PASS_ONLY: tuple[Move, ...] = (PASS,)
 #: ``n.bit_length()`` for the lengths of the playout's choices (a hand's plays at both ends).
 _BIT_LENGTH = tuple(n.bit_length() for n in range(2 * HAND_SIZE + 1))
-
-
-def _is_stdlib_random(rng: Chooser) -> TypeGuard[Random]:
-    """Whether ``rng.choice`` is random.Random's own (so :meth:`BlockState.playout` may make its
-    draws with ``getrandbits`` directly): an instance of exactly that class, not patched."""
-    return type(rng) is Random and "choice" not in rng.__dict__
 
 
 class BlockState(HandState):
@@ -370,7 +364,7 @@ class BlockState(HandState):
         done = self._outcome
         if done is not None:
             return Playout(done, 0, 0)
-        if self.retired or not _is_stdlib_random(rng):
+        if self.retired or not is_plain_random(rng):
             # Rare (a bot failed; a generator of another kind): the verbs, one move at a time.
             return verb_playout(self, rng)
         # ``rng.choice(seq)`` of random.Random, inlined (the same getrandbits calls, so the
