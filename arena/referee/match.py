@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import gc
+import math
 import os
 from collections.abc import Sequence
 from contextlib import AsyncExitStack, suppress
@@ -39,7 +40,7 @@ from arena.referee.failures import (
     with_messages,
 )
 from arena.referee.framing import LineTooLongError
-from arena.referee.process import open_bot_process
+from arena.referee.process import FAIR_SLICE_S, open_bot_process
 from arena.referee.sandbox import SandboxPlan
 from arena.referee.seat import Pending, Seat
 from arena.referee.watchdog import Watchdog, service_nursery
@@ -110,6 +111,9 @@ class MatchConfig:
 #: `_MatchRunner.resumed` when the pending request's answer is still to be read (a late answer
 #: to an earlier, struck request was skipped).
 _AWAIT_REPLY = b"\x00await the reply"
+#: `_MatchRunner.resumed` when the pending request is still to be sent (`Pending.line`).
+_SEND = b"\x00send the request"
+_checkpoint = trio.lowlevel.checkpoint
 
 
 class _BotFailed(Exception):
@@ -198,6 +202,10 @@ class _MatchRunner:
         self.resumed: bytes | None = None
         self.announced = 0
         self.match: Match | None = None
+        # trio.current_time(), bound once the run starts (the clock's own method: MockClock's
+        # in tests), and the time from which the next request passes the scheduler first.
+        self.now = trio.current_time
+        self.next_pass = -math.inf
         # One stack for every bot, closed last-in first-out (each bot's context holds a nursery,
         # and trio nurseries must close in order); a failed bot is stopped early with aclose().
         self.stack = AsyncExitStack()
@@ -205,6 +213,7 @@ class _MatchRunner:
 
     async def run(self) -> Replay:
         started = datetime.datetime.now(datetime.UTC)
+        self.now = trio.lowlevel.current_clock().current_time
         t0 = trio.current_time()
         config = self.config
         # Every bot's context is entered on this stack and exited when the block ends, however it
@@ -445,8 +454,10 @@ class _MatchRunner:
                         view = hand.view(seat.seat)
                         message = encode(hand_start(view, number, leader))
                         match = await self._notify(match, seat, message, number)
+            move_nowait = self._move_nowait
             while not match.over and match.hand.outcome() is None:
-                match = await self._turn(match, number)
+                played = move_nowait(match, number)
+                match = played if played is not None else await self._turn(match, number)
             finished = match.hand
             events, self.events = self.events, []
             outcome = finished.outcome()
@@ -501,6 +512,69 @@ class _MatchRunner:
         if self.observe is not None:
             self.observe(Played(event))
 
+    def _move_nowait(self, match: Match, number: int) -> Match | None:
+        """A live seat's turn without an await, when its bot has answered by the time the
+        request is written (on the referee's CPU it runs as soon as it is written to): the
+        match after the move; else ``None``, with nothing sent, or with the request in flight
+        (`pending`, `resumed`) for `_turn` to go on with: it sends it, awaits the reply, or
+        judges the reply in hand (a rejected one: every failure is `_turn`'s)."""
+        now = self.now
+        if self.resumed is not None or now() >= self.next_pass:
+            return None
+        hand = match.hand
+        seat_no = hand.to_move
+        assert seat_no is not None
+        seat = self.seats[seat_no]
+        channel = seat.channel
+        if channel is None or seat.failure is not None:
+            return None
+        clock = seat.clock
+        self.request_id = request_id = self.request_id + 1
+        time_left_ms, bank_ms = clock.request_ms
+        view = hand.view(seat_no)
+        message = self.requests.request_line(view, request_id, number, time_left_ms, bank_ms)
+        started = now()
+        deadline = started + clock.allowance
+        self.match = match
+        seat.transcript.append(("sent", message))
+        line: bytes | None = None
+        sent = False
+        try:
+            sent = channel.send_line_nowait(message)
+            if sent:
+                line = channel.poll_line_nowait()
+        except (BotGoneError, LineTooLongError, OutputLimitError):
+            pass  # raised again by the call `_turn` awaits, which records the failure
+        if line is not None:
+            elapsed = now() - started
+            judged = judge_move(line, request_id, view, seat.struck_ids)
+            if type(judged) is Accepted:
+                seat.transcript.append(("received", line))
+                move = judged.move
+                late = None
+                if elapsed > deadline - started:
+                    elapsed, over = accepted_elapsed(elapsed, deadline - started)
+                    late = late_ms(over)
+                if elapsed > clock.move_s:
+                    clock.charge(elapsed)
+                self._event(
+                    Action(
+                        seat=seat_no,
+                        move=move_to_wire(move),
+                        request_id=request_id,
+                        time_left_ms=time_left_ms,
+                        elapsed_ms=round(elapsed * 1000, 3),
+                        late_ms=late,
+                        debug=judged.debug,
+                    )
+                )
+                return match.apply(move)
+        self.pending = Pending(
+            seat, request_id, number, started, deadline, time_left_ms, view, sent, message
+        )
+        self.resumed = _SEND if not sent else _AWAIT_REPLY if line is None else line
+        return None
+
     async def _turn(self, match: Match, number: int) -> Match:
         hand = match.hand
         seat_no = hand.to_move
@@ -515,15 +589,20 @@ class _MatchRunner:
         line = self.resumed
         message = b""
         if line is None:
+            if self.now() >= self.next_pass:
+                # Requests answered at once take no pass through trio's scheduler
+                # (`_move_nowait`): other tasks (stderr drains, the watchdog, a worker's other
+                # matches) still run at least once per FAIR_SLICE_S, here, with nothing in
+                # flight (a cancellation from outside is taken here too).
+                await _checkpoint()
+                self.next_pass = self.now() + FAIR_SLICE_S
             self.request_id += 1
             request_id = self.request_id
-            time_left_ms = clock.time_left_ms()
+            time_left_ms, bank_ms = clock.request_ms
             view = hand.view(seat_no)
-            message = self.requests.request_line(
-                view, request_id, number, time_left_ms, clock.bank_ms()
-            )
-            started = trio.current_time()
-            deadline = started + clock.allowance_s()
+            message = self.requests.request_line(view, request_id, number, time_left_ms, bank_ms)
+            started = self.now()
+            deadline = started + clock.allowance
             pending = self.pending = Pending(
                 seat, request_id, number, started, deadline, time_left_ms, view
             )
@@ -542,7 +621,9 @@ class _MatchRunner:
                 line = await self._request(seat, pending, message)
             elif line is _AWAIT_REPLY:
                 line = await self._request(seat, pending, None)
-            elapsed = trio.current_time() - started
+            elif line is _SEND:
+                line = await self._request(seat, pending, pending.line)
+            elapsed = self.now() - started
             seat.transcript.append(("received", line))
             self.pending = None
             judged = judge_move(line, request_id, view, seat.struck_ids)
