@@ -557,17 +557,18 @@ class _MatchRunner:
                     late = late_ms(over)
                 if elapsed > clock.move_s:
                     clock.charge(elapsed)
-                self._event(
-                    Action(
-                        seat=seat_no,
-                        move=move_to_wire(move),
-                        request_id=request_id,
-                        time_left_ms=time_left_ms,
-                        elapsed_ms=round(elapsed * 1000, 3),
-                        late_ms=late,
-                        debug=judged.debug,
-                    )
+                action = Action(
+                    seat=seat_no,
+                    move=move_to_wire(move),
+                    request_id=request_id,
+                    time_left_ms=time_left_ms,
+                    elapsed_ms=round(elapsed * 1000, 3),
+                    late_ms=late,
+                    debug=judged.debug,
                 )
+                self.events.append(action)  # _event, inline
+                if self.observe is not None:
+                    self.observe(Played(action))
                 return match.apply(move)
         self.pending = Pending(
             seat, request_id, number, started, deadline, time_left_ms, view, sent, message
