@@ -557,14 +557,15 @@ class _MatchRunner:
                     late = late_ms(over)
                 if elapsed > clock.move_s:
                     clock.charge(elapsed)
+                # Action's first seven fields, positionally (msgspec matches keywords slowly).
                 action = Action(
-                    seat=seat_no,
-                    move=move_to_wire(move),
-                    request_id=request_id,
-                    time_left_ms=time_left_ms,
-                    elapsed_ms=round(elapsed * 1000, 3),
-                    late_ms=late,
-                    debug=judged.debug,
+                    seat_no,
+                    move_to_wire(move),
+                    request_id,
+                    time_left_ms,
+                    round(elapsed * 1000, 3),
+                    late,
+                    judged.debug,
                 )
                 self.events.append(action)  # _event, inline
                 if self.observe is not None:
