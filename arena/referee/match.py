@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime
 import gc
 import math
-import os
 from collections.abc import Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ import trio
 
 from arena.errors import BotCommandError, BotEOFError, BotGoneError, OutputLimitError
 from arena.failure_text import explain_for_bot
-from arena.games.api import Game, GameState, HandOutcome
+from arena.games.api import Game, GameState
 from arena.games.match import EndReason, Match, MatchLength, bot_seed, hand_leader, start_match
 from arena.judge import Accepted, Fault, Rejection, judge_move, judge_ready
 from arena.live_events import HandBegan, HandOver, MatchBegan, MatchObserver, MatchOver, Played
@@ -41,23 +40,20 @@ from arena.referee.failures import (
 )
 from arena.referee.framing import LineTooLongError
 from arena.referee.process import FAIR_SLICE_S, open_bot_process
+from arena.referee.records import hand_record, outcome_record, replay_record
 from arena.referee.sandbox import SandboxPlan
 from arena.referee.seat import Pending, Seat
 from arena.referee.watchdog import Watchdog, service_nursery
 from arena.replay import (
-    REPLAY_FORMAT,
     Action,
-    DealRecord,
     Failure,
     HandEvent,
-    HandOutcomeRecord,
     HandRecord,
     Phase,
     Replay,
     Restart,
     ResultRecord,
     Retirement,
-    SeatRecord,
     Status,
 )
 from arena.wire import (
@@ -78,8 +74,6 @@ ERROR_SEND_TIMEOUT_S = 0.1
 ERROR_READ_GRACE_S = 0.2
 #: After ``match_end``, how long a bot has to exit by itself before it is stopped.
 EXIT_GRACE_S = 0.5
-#: Captured stderr kept in the replay per seat.
-REPLAY_STDERR_CHARS = 16384
 
 
 @dataclass(frozen=True)
@@ -226,7 +220,8 @@ class _MatchRunner:
             await self._start_bots()
             if self.observe is not None:
                 header = ResultRecord([0] * config.players, None, EndReason.HANDS, [])
-                self.observe(MatchBegan(self._replay(started, 0.0, header)))
+                begun = replay_record(config, self.seats, self.hands, started, 0.0, header)
+                self.observe(MatchBegan(begun))
             match = start_match(
                 config.game, config.rules, config.players, config.seed, config.length
             )
@@ -244,37 +239,12 @@ class _MatchRunner:
         record = ResultRecord(
             list(result.scores), result.winner, result.reason, list(result.ranking)
         )
-        replay = self._replay(started, round(trio.current_time() - t0, 3), record)
+        replay = replay_record(
+            config, self.seats, self.hands, started, round(trio.current_time() - t0, 3), record
+        )
         if self.observe is not None:
             self.observe(MatchOver(replay.result, replay.seats, replay.duration_s))
         return replay
-
-    def _replay(self, started: datetime.datetime, duration_s: float, result: Any) -> Replay:
-        config = self.config
-        return Replay(
-            format=REPLAY_FORMAT,
-            protocol=m.PROTOCOL_VERSION,
-            game=config.game.name,
-            rules=config.game.rules_dict(config.rules),
-            players=config.players,
-            seed=config.seed,
-            match=m.MatchLength(target=config.length.target, hands=config.length.hands),
-            time=m.TimeControl(
-                startup_ms=config.time.startup_ms,
-                move_ms=config.time.move_ms,
-                bank_ms=config.time.bank_ms,
-            ),
-            seats=[self._seat_record(s) for s in self.seats],
-            hands=self.hands,
-            result=result,
-            started_at=started.isoformat(timespec="seconds"),
-            duration_s=duration_s,
-            policy=config.policy,
-            sandbox=config.sandbox_settings if config.sandbox is not None else None,
-            max_stdout_bytes=config.max_stdout_bytes,
-            max_line_bytes=config.max_line_bytes,
-            workdir=os.getcwd(),
-        )
 
     # -- start-up ------------------------------------------------------------------------------
 
@@ -447,7 +417,7 @@ class _MatchRunner:
                 assert leader is not None
                 self.announced = number
                 if self.observe is not None:
-                    self.observe(HandBegan(self._hand_record(number, hand, [], [])))
+                    self.observe(HandBegan(hand_record(number, hand, [], [])))
                 self.requests.new_hand()
                 for seat in self.seats:
                     if seat.live:
@@ -462,7 +432,7 @@ class _MatchRunner:
             events, self.events = self.events, []
             outcome = finished.outcome()
             if self.observe is not None:
-                self.observe(HandOver(number, _outcome_record(outcome)))
+                self.observe(HandOver(number, outcome_record(outcome)))
             if outcome is None:  # the match was forfeited during the hand
                 self._record_hand(number, finished, events, [])
                 break
@@ -491,21 +461,7 @@ class _MatchRunner:
         opening, the seat of the opening (the first entry of the hand's history, never a
         recorded event).
         """
-        self.hands.append(self._hand_record(number, hand, events, after))
-
-    def _hand_record(
-        self, number: int, hand: GameState, events: list[HandEvent], after: list[HandEvent]
-    ) -> HandRecord:
-        deal = hand.deal()
-        leader = hand_leader(hand)
-        return HandRecord(
-            hand_number=number,
-            deal=DealRecord(hands=[list(h) for h in deal.hands], boneyard=list(deal.boneyard)),
-            leader=leader if leader is not None else -1,
-            events=events,
-            outcome=_outcome_record(hand.outcome()),
-            retired_after=[e for e in after if isinstance(e, Retirement)],
-        )
+        self.hands.append(hand_record(number, hand, events, after))
 
     def _event(self, event: HandEvent) -> None:
         self.events.append(event)
@@ -929,32 +885,3 @@ class _MatchRunner:
         if seat.channel is not None:
             await seat.channel.aclose()
             seat.stderr = seat.channel.stderr_text()
-
-    def _seat_record(self, seat: Seat) -> SeatRecord:
-        failure = seat.failure
-        stderr = "".join(
-            f"{text}[arena: the bot was restarted here]\n" for text in seat.earlier_stderr
-        )
-        stderr += seat.stderr
-        if len(stderr) > REPLAY_STDERR_CHARS:
-            stderr = "[...]\n" + stderr[-REPLAY_STDERR_CHARS:]
-        return SeatRecord(
-            seat=seat.seat,
-            command=seat.command,
-            name=seat.name,
-            status=failure.status if failure else Status.OK,
-            detail=failure.detail if failure else "",
-            failure=failure,
-            stderr=stderr,
-            folder=None if seat.spec.cwd is None else os.path.abspath(seat.spec.cwd),
-            arena_name=seat.spec.name,
-            strikes=seat.strikes,
-            restarts=seat.restarts,
-        )
-
-
-def _outcome_record(o: HandOutcome | None) -> HandOutcomeRecord | None:
-    if o is None:
-        return None
-    scores = list(o.scores)
-    return HandOutcomeRecord(o.kind.value, list(o.winners), list(o.award), scores, list(o.pips))
