@@ -86,12 +86,10 @@ Target: the referee's CPU per move is at most 40 µs with the C bots.
 from __future__ import annotations
 
 import argparse
-import collections
 import contextlib
 import functools
 import gc
 import json
-import math
 import os
 import platform
 import resource
@@ -100,7 +98,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +111,15 @@ except ImportError:  # run from a checkout that was not pip-installed: use the r
 
 import msgspec  # noqa: E402
 import trio  # noqa: E402
+from referee_memory import (  # noqa: E402
+    MEMORY_TRIP_ROW,
+    connect_in_memory,
+    cpu_self,
+    instant_reply_cost,
+    round_trips,
+    sys_self,
+    typical_request,
+)
 
 # benchmarks/ is sys.path[0] when this file runs as a script.
 from referee_ratios import (  # noqa: E402
@@ -122,8 +129,8 @@ from referee_ratios import (  # noqa: E402
     alternate,
     minimal_matches,
     playout_cpu_us,
-    verdict,
 )
+from referee_report import TARGET_US, print_report  # noqa: E402
 
 from arena.games.api import Move, SeatView  # noqa: E402
 from arena.games.match import Match, MatchLength, start_match  # noqa: E402
@@ -136,9 +143,6 @@ from arena.referee.match import (  # noqa: E402
     _MatchRunner,
     play_match,
 )
-from arena.referee.process import FAIR_SLICE_S, ExitStatus, open_bot_process  # noqa: E402
-from arena.referee.seat import Pending  # noqa: E402
-from arena.referee.watchdog import Watchdog  # noqa: E402
 from arena.replay import Action, Replay  # noqa: E402
 from arena.wire import (  # noqa: E402
     RequestBuilder,
@@ -147,9 +151,6 @@ from arena.wire import (  # noqa: E402
     move_to_wire,
 )
 from protocol.codec import encode  # noqa: E402
-
-TARGET_US = 40.0
-TARGET_LINE = f"target: referee CPU per move <= {TARGET_US:.0f} µs with the C bots"
 
 C_SOURCE = ROOT / "benchmarks" / "c_bot" / "instant_bot.c"
 BUILD_DIR = ROOT / "benchmarks" / "build"
@@ -216,17 +217,6 @@ def c_commands(binary: Path) -> list[str]:
 
 
 # -- measuring ----------------------------------------------------------------------------------
-
-
-def cpu_self() -> float:
-    """User + system CPU seconds of this process (all its threads), not of its children."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def sys_self() -> float:
-    """System CPU seconds of this process."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_stime
 
 
 def cpu_children() -> float:
@@ -454,8 +444,8 @@ def worker_main(kind: str, hands: int, matches: int) -> int:
         run = play_matches(commands, matches, hands)
     else:
         bots = ["memory-bot"] * PLAYERS
-        play_matches(bots, 1, 1, _connect_in_memory)  # warm-up
-        run = play_matches(bots, matches, hands, _connect_in_memory)
+        play_matches(bots, 1, 1, connect_in_memory)  # warm-up
+        run = play_matches(bots, matches, hands, connect_in_memory)
     print(json.dumps(asdict(run)))
     return 0
 
@@ -508,7 +498,7 @@ def _reply_line(request_id: int, move: Move, cache: dict[Move, bytes]) -> bytes:
 def hand_recorder(config: MatchConfig) -> _MatchRunner:
     """A runner that only records hands: its ``_record_hand`` is the runner's own code, run
     here without trio or bots (the engine row measures the arena's code, not a copy of it)."""
-    return _MatchRunner(config, [BotSpec("-")] * PLAYERS, _connect_in_memory)
+    return _MatchRunner(config, [BotSpec("-")] * PLAYERS, connect_in_memory)
 
 
 def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int, int]:
@@ -669,191 +659,12 @@ def minimal_ratio(
     return row, summary
 
 
-def instant_reply(line: bytes) -> bytes | None:
-    """What instant_bot.c answers to ``line`` (same shortcuts), or None for no answer."""
-    if line.startswith(b'{"type":"request"'):
-        start = line.index(b'"id":') + 5
-        request_id = line[start : line.index(b",", start)]
-        legal = line.index(b'"legal":[')
-        open_ = line.index(b"{", legal)
-        close = line.index(b"}", open_)
-        return b'{"type":"move","id":' + request_id + b',"move":' + line[open_ : close + 1] + b"}"
-    if line.startswith(b'{"type":"hello"'):
-        return b'{"type":"ready","name":"instant-mem"}'
-    return None
-
-
-class InstantMemoryBot:
-    """A `BotChannel` in this process that answers like instant_bot.c, with no pipes.
-
-    ``receive_line`` passes through the trio scheduler only once `FAIR_SLICE_S` has gone by
-    since it last did, as ``BotProcess.receive_line`` does with a line that is there already;
-    ``send_line`` only checks for cancellation, as ``BotProcess.send_line`` does when the pipe
-    has room, and ``send_line_nowait`` always sends.
-    """
-
-    def __init__(self) -> None:
-        self._pending: collections.deque[bytes] = collections.deque()
-        self._exit = ExitStatus(None, None)
-        self._scheduled_at = 0.0
-
-    async def send_line(self, line: bytes) -> None:
-        await trio.lowlevel.checkpoint_if_cancelled()
-        self.send_line_nowait(line)
-
-    def send_line_nowait(self, line: bytes) -> bool:
-        reply = instant_reply(line)
-        if reply is not None:
-            self._pending.append(reply)
-        elif line.startswith((b'{"type":"match_end"', b'{"type":"error"')):
-            self._exit = ExitStatus(0, None)
-        return True
-
-    async def receive_line(self) -> bytes:
-        await trio.lowlevel.checkpoint_if_cancelled()
-        if not self._pending:
-            await trio.sleep_forever()
-        if time.perf_counter() - self._scheduled_at >= FAIR_SLICE_S:
-            await trio.lowlevel.cancel_shielded_checkpoint()
-            self._scheduled_at = time.perf_counter()
-        return self._pending.popleft()
-
-    def poll_line_nowait(self) -> bytes | None:
-        return self._pending.popleft() if self._pending else None
-
-    def stderr_text(self) -> str:
-        return ""
-
-    def stderr_tail(self, max_chars: int = 2000) -> str:
-        return ""
-
-    def exit_status(self) -> ExitStatus:
-        return self._exit
-
-    async def wait_exit(self) -> ExitStatus:
-        if self._exit.running:
-            await trio.sleep_forever()
-        return self._exit
-
-    def resource_outcome(self) -> None:
-        return None
-
-    def close_input(self) -> None:
-        pass
-
-    async def aclose(self) -> None:
-        if self._exit.running:
-            self._exit = ExitStatus(-9, 9)
-
-
-@contextlib.asynccontextmanager
-async def _connect_in_memory(spec: BotSpec) -> AsyncIterator[InstantMemoryBot]:
-    bot = InstantMemoryBot()
-    try:
-        yield bot
-    finally:
-        await bot.aclose()
-
-
-def instant_reply_cost(trace: Trace) -> float:
-    """CPU µs per move of ``instant_reply`` (the in-memory bots' share of their rows)."""
-    lines = [t.request for t in trace.turns]
-    best = float("inf")
-    for _ in range(3):
-        c0 = cpu_self()
-        for line in lines:
-            instant_reply(line)
-        best = min(best, cpu_self() - c0)
-    return best / len(lines) * 1e6
-
-
-# -- round trips alone ---------------------------------------------------------------------------
-
-
-def typical_request(trace: Trace) -> bytes:
-    """The median-length request line of the engine row's games (a realistic payload)."""
-    lines = sorted((t.request for t in trace.turns), key=len)
-    return lines[len(lines) // 2]
-
-
-async def _round_trips(
-    binary: str, line: bytes, n: int, mode: str, transport: str
-) -> tuple[float, float, float]:
-    """(wall s, referee CPU s, of which system s) of ``n`` round trips with one instant bot:
-    the C bot behind pipes (``transport="pipe"``) or `InstantMemoryBot`."""
-    async with contextlib.AsyncExitStack() as stack:
-        if transport == "pipe":
-            bot: Any = await stack.enter_async_context(open_bot_process([binary]))
-        else:
-            bot = InstantMemoryBot()
-        await bot.send_line(b'{"type":"hello"}')
-        await bot.receive_line()
-        send, receive = bot.send_line, bot.receive_line
-        for _ in range(200):  # warm-up
-            await send(line)
-            await receive()
-        gc.collect()
-        now = trio.current_time
-        w0, c0, s0 = time.perf_counter(), cpu_self(), sys_self()
-        if mode == "bare":
-            for _ in range(n):
-                await send(line)
-                await receive()
-        elif mode == "fresh":  # the runner before the watchdog: two fresh scopes per move
-            for _ in range(n):
-                deadline = now() + 10.0
-                with trio.move_on_after(deadline - now()):
-                    await send(line)
-                with trio.move_on_at(deadline):
-                    await receive()
-        elif mode == "rearm":  # the runner's watchdog before it had its own task
-            with trio.CancelScope() as watchdog:
-                for _ in range(n):
-                    watchdog.deadline = now() + 10.0
-                    await send(line)
-                    await receive()
-                    watchdog.deadline = math.inf
-        elif mode == "watchdog":  # what _MatchRunner._request does with its watchdog
-            dog = Watchdog()
-            # The watchdog reads only the deadline (the runner makes a Pending per move anyway).
-            request = Pending(None, 0, 1, 0.0, math.inf, 10_000, None)  # type: ignore[arg-type]
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(dog.run)
-                with dog.scope:
-                    for _ in range(n):
-                        request.deadline = now() + 10.0
-                        dog.watch(request)
-                        await send(line)
-                        await receive()
-                        dog.pending = None
-                nursery.cancel_scope.cancel()
-        else:
-            raise ValueError(mode)
-        w1, c1, s1 = time.perf_counter(), cpu_self(), sys_self()
-        await send(b'{"type":"match_end"}')
-    return w1 - w0, c1 - c0, s1 - s0
-
-
-ROUND_TRIP_ROWS = (
-    ("pipe", "bare", "pipe round trip, bare (no engine)"),
-    ("pipe", "fresh", "pipe round trip + 2 fresh cancel scopes"),
-    ("pipe", "rearm", "pipe round trip + scope re-armed per move"),
-    ("pipe", "watchdog", "pipe round trip + the runner's watchdog"),
-    ("memory", "bare", "in-memory round trip, bare"),
-    ("memory", "fresh", "in-memory round trip + 2 fresh scopes"),
-    ("memory", "rearm", "in-memory round trip + scope re-armed"),
-    ("memory", "watchdog", "in-memory round trip + runner's watchdog"),
-)
-MEMORY_TRIP_ROW = ROUND_TRIP_ROWS[-1][2]
+# -- round trips alone (referee_memory) ------------------------------------------------------
 
 
 def round_trip_rows(binary: Path, line: bytes, n: int, repeat: int, parse_us: float) -> list[Row]:
     rows = []
-    for transport, mode, label in ROUND_TRIP_ROWS:
-        wall, cpu, sys_s = min(
-            (trio.run(_round_trips, str(binary), line, n, mode, transport) for _ in range(repeat)),
-            key=lambda wc: wc[1],
-        )
+    for transport, label, wall, cpu, sys_s in round_trips(str(binary), line, n, repeat):
         note = f"request line of {len(line)} bytes"
         if transport == "memory":
             note += f"; includes the in-memory bot's parsing ({parse_us:.1f} µs)"
@@ -877,29 +688,6 @@ def round_trip_rows(binary: Path, line: bytes, n: int, repeat: int, parse_us: fl
 
 
 #: Functions listed by cumulative time under cProfile (when they cost >= 1 µs per move).
-def fmt(value: float | None, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
-
-
-def print_table(rows: list[Row]) -> None:
-    header = (
-        f"{'row':<46} {'matches':>7} {'hands':>5} {'moves':>6} {'wall s':>6} {'moves/s':>7} "
-        f"{'ref CPU µs/move':>15} {'(sys)':>5} {'(gc)':>5} {'marginal':>8} "
-        f"{'fixed ms':>8} {'(wall)':>6} {'bots µs/move':>12}"
-    )
-    print(header)
-    print("-" * len(header))
-    for r in rows:
-        print(
-            f"{r.name:<46} {r.matches:>7} {r.hands:>5} {r.moves:>6} {r.wall_s:>6.2f} "
-            f"{r.moves_per_s:>7.0f} {r.ref_cpu_us_per_move:>15.1f} "
-            f"{fmt(r.ref_sys_us_per_move, '.1f'):>5} {fmt(r.ref_gc_us_per_move, '.1f'):>5} "
-            f"{fmt(r.marginal_us_per_move, '.1f'):>8} {fmt(r.fixed_ms_per_match, '.1f'):>8} "
-            f"{fmt(r.fixed_wall_ms_per_match, '.0f'):>6} "
-            f"{fmt(r.bots_cpu_us_per_move, '.1f'):>12}"
-        )
-
-
 def machine() -> dict[str, Any]:
     info: dict[str, Any] = {
         "python": platform.python_version(),
@@ -940,105 +728,6 @@ def attribution(rows: dict[str, Row], c_rows: list[Row], parse_us: float) -> dic
                 row.marginal_us_per_move - memory_us
             )
     return parts
-
-
-def print_report(result: dict[str, Any], rows: list[Row], args: argparse.Namespace) -> None:
-    info = result["machine"]
-    print(
-        f"referee_bench: {PLAYERS} players, {args.matches} matches x {args.hands} hands per row, "
-        f"best of {args.repeat}, Python {info['python']}, trio {info['trio']}, msgspec "
-        f"{info['msgspec']}, {info['cpus']} CPUs ({info.get('cpu', '?')}), affinity "
-        f"{info['affinity']}, load {info['loadavg_1min_at_start']}"
-    )
-    print_table(rows)
-    for note in result["notes"]:
-        print(f"note: {note}")
-    print(
-        "columns: ref CPU = getrusage(SELF) user+sys / moves, (sys) its system part, (gc) CPU in "
-        "gc collections; marginal µs/move and fixed ms/match: the CPU split with a second run of "
-        "1-hand matches; (wall) = fixed wall ms per match; bots = RUSAGE_CHILDREN / moves"
-    )
-    print(TARGET_LINE)
-    for row in result["c_rows"]:
-        verdict = "met" if row["ref_cpu_us_per_move"] <= TARGET_US else "NOT met"
-        print(
-            f"measured: {row['ref_cpu_us_per_move']:.1f} µs/move (marginal "
-            f"{fmt(row['marginal_us_per_move'], '.1f')} µs), {row['name']}: target {verdict}"
-        )
-    print_ratios(result)
-    stages = result.get("engine_stages_us_per_move")
-    if stages is not None:
-        print(
-            "\nengine + codec stages, referee CPU µs per move (each stage timed in bulk over "
-            "the C row's requests, best of runs):"
-        )
-        for name, us in stages.items():
-            print(f"  {name:<60} {us:6.2f}")
-        # entries starting with a blank are parts of the one above, not summed
-        total = sum(us for name, us in stages.items() if not name.startswith(" "))
-        print(f"  {'sum of the stages':<60} {total:6.2f}")
-        print(f"  {'engine row, the same work in one loop':<60} {result['engine_us']:6.2f}")
-    parts = result.get("attribution_us_per_move")
-    if parts is not None:
-        print(
-            "\nattribution of the C rows' marginal µs/move (in-memory rows less their bots' "
-            f"parsing, {result['bot_parse_us_per_move']:.1f} µs):"
-        )
-        for name, us in parts.items():
-            print(f"  {us:6.1f}  {name}")
-    prof = result.get("cprofile")
-    if prof is not None:
-        print(
-            f"\ncProfile (thread CPU timer) of one C-bot match ({prof['moves']} moves; its "
-            f"overhead inflates every call, total {prof['total_us_per_move']:.1f} µs/move: "
-            f"for call counts and ranking only; a coroutine counts a call per resumption):"
-        )
-        print(f"  {'own µs/move':>11} {'cum µs/move':>11} {'calls/move':>10}  function")
-        for r in prof["by_own"]:
-            print(
-                f"  {r['own_us_per_move']:>11.2f} {r['cum_us_per_move']:>11.2f} "
-                f"{r['calls_per_move']:>10.2f}  {r['function']}"
-            )
-        print("\n  selected functions by cumulative time:")
-        for r in prof["by_cum"]:
-            print(
-                f"  {r['own_us_per_move']:>11.2f} {r['cum_us_per_move']:>11.2f} "
-                f"{r['calls_per_move']:>10.2f}  {r['function']}"
-            )
-    if "pyspy" in result:
-        spy = result["pyspy"]
-        if spy is None:
-            print("\npy-spy not installed (pip install py-spy): no sampling profile")
-        elif "error" in spy:
-            print(f"\n{spy['error']}")
-        else:
-            print(
-                f"\npy-spy sampling profile of play_match with in-memory instant bots, "
-                f"{spy['moves']} moves ({spy['samples']} samples at {spy['rate_hz']} Hz; that "
-                f"run's CPU {spy['cpu_us_per_move']:.1f} µs/move, split by share of samples; "
-                f"pipes excluded, see the attribution):"
-            )
-            print(f"  {'µs/move':>7} {'share':>6}  category")
-            for name, cat in spy["categories"].items():
-                print(f"  {cat['us_per_move']:>7.1f} {cat['share']:>6.1%}  {name}")
-
-
-def print_ratios(result: dict[str, Any]) -> None:
-    """The two ratios of issue 15, each from this run."""
-    e = result["ratio_engine_row_to_playouts"]
-    pairs = ", ".join(f"{p:.2f}" for p in e["pair_ratios"])
-    print(
-        f"ratio 1: engine + codec row {e['engine_row_us_per_move']:.2f} µs/move / engine random "
-        f"playouts {e['playout_us_per_move']:.2f} µs/move = {e['ratio']:.2f}x (pairs {pairs}); "
-        f"target <= {e['target']:.0f}x: {verdict(e['met'])}"
-    )
-    r = result["ratio_play_match_to_minimal"]
-    pairs = ", ".join(f"{p:.2f}" for p in r["pair_ratios"])
-    print(
-        f"ratio 2: play_match C instant x2 {r['play_match_moves_per_s']:.0f} moves/s / minimal "
-        f"trio referee {r['minimal_moves_per_s']:.0f} moves/s = {r['ratio']:.2f} (pairs "
-        f"{pairs}); target >= {r['target']:.2f}: {verdict(r['met'])}"
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1115,13 +804,14 @@ def main(argv: list[str] | None = None) -> int:
     engine, engine_ratio = engine_row(args.matches, args.hands, repeat)
     rows.append(engine)
     trace = trace_games(args.matches, args.hands)
-    parse_us = instant_reply_cost(trace)
-    line = typical_request(trace)
+    requests = [t.request for t in trace.turns]
+    parse_us = instant_reply_cost(requests)
+    line = typical_request(requests)
     # Dropped before the next matches: thousands of live objects would slow the runner's own
     # gc.collect() at the start of every match.
     del trace
     memory = match_row(
-        MEMORY_ROW, ["memory-bot"] * PLAYERS, args.matches, args.hands, repeat, _connect_in_memory
+        MEMORY_ROW, ["memory-bot"] * PLAYERS, args.matches, args.hands, repeat, connect_in_memory
     )
     memory.bots_cpu_us_per_move = None
     memory.note = f"no processes, no pipes; includes the bots' parsing ({parse_us:.1f} µs/move)"

@@ -28,6 +28,7 @@ from arena.referee.match import play_match
 _PROFILED = (
     "_play",
     "_turn",
+    "_move_nowait",
     "_request",
     "_notify",
     "_send",
@@ -94,8 +95,9 @@ def profile_c_match(commands: list[str], hands: int, top: int) -> dict[str, Any]
     return {"moves": moves, "total_us_per_move": total, "by_own": by_own, "by_cum": by_cum}
 
 
-# Categories of the py-spy samples. Under ``_MatchRunner._turn``, the first frame below it
-# decides (below ``_request`` for the I/O and the watchdog): (function, file suffix) -> category.
+# Categories of the py-spy samples. Under ``_MatchRunner._turn`` (or ``_move_nowait``, the turn
+# without an await), the first frame below it decides (below ``_request`` for the I/O and the
+# watchdog): (function, file suffix) -> category.
 _VIEW = "hand.view(seat) -> SeatView"
 _REQUEST = "RequestBuilder.request_line() (build + encode)"
 _DECODE = "judge_move (decode reply, id, legality)"
@@ -160,8 +162,9 @@ def _frame_category(name: str, file: str) -> str | None:
 
 def _categorise(frames: list[tuple[str, str]]) -> str:
     names = [name for name, _ in frames]
-    if "_MatchRunner._turn" in names:
-        rest = frames[names.index("_MatchRunner._turn") + 1 :]
+    turn = next((n for n in ("_MatchRunner._turn", "_MatchRunner._move_nowait") if n in names), "")
+    if turn:
+        rest = frames[names.index(turn) + 1 :]
         if rest and rest[0][0] == "_MatchRunner._request":
             if len(rest) == 1:
                 return "_request own code"

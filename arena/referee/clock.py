@@ -29,11 +29,20 @@ class TimeLimits:
 class SeatClock:
     """One seat's clock: a fixed allowance per move and a bank shared by the whole match."""
 
-    __slots__ = ("bank_s", "move_s")
+    __slots__ = ("allowance", "bank_s", "move_s", "request_ms")
 
     def __init__(self, limits: TimeLimits) -> None:
         self.move_s = limits.move_ms / 1000
         self.bank_s = limits.bank_ms / 1000
+        #: `allowance_s` and (`time_left_ms`, `bank_ms`), kept up to date by `charge`: read
+        #: once per request, they change only when the bank does.
+        self.allowance = 0.0
+        self.request_ms = (0, 0)
+        self._update()
+
+    def _update(self) -> None:
+        self.allowance = self.allowance_s()
+        self.request_ms = (self.time_left_ms(), self.bank_ms())
 
     def allowance_s(self) -> float:
         """The most this move may take, in seconds: the per-move limit plus the bank left."""
@@ -57,9 +66,11 @@ class SeatClock:
             return 0.0
         if over <= self.bank_s:
             self.bank_s -= over
+            self._update()
             return 0.0
         overrun = over - self.bank_s
         self.bank_s = 0.0
+        self._update()
         return overrun
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 import gc
-import os
+import math
 from collections.abc import Sequence
 from contextlib import AsyncExitStack, suppress
 from dataclasses import dataclass, field
@@ -22,7 +22,7 @@ import trio
 
 from arena.errors import BotCommandError, BotEOFError, BotGoneError, OutputLimitError
 from arena.failure_text import explain_for_bot
-from arena.games.api import Game, GameState, HandOutcome
+from arena.games.api import Game, GameState
 from arena.games.match import EndReason, Match, MatchLength, bot_seed, hand_leader, start_match
 from arena.judge import Accepted, Fault, Rejection, judge_move, judge_ready
 from arena.live_events import HandBegan, HandOver, MatchBegan, MatchObserver, MatchOver, Played
@@ -39,24 +39,21 @@ from arena.referee.failures import (
     with_messages,
 )
 from arena.referee.framing import LineTooLongError
-from arena.referee.process import open_bot_process
+from arena.referee.process import FAIR_SLICE_S, open_bot_process
+from arena.referee.records import hand_record, outcome_record, replay_record
 from arena.referee.sandbox import SandboxPlan
 from arena.referee.seat import Pending, Seat
 from arena.referee.watchdog import Watchdog, service_nursery
 from arena.replay import (
-    REPLAY_FORMAT,
     Action,
-    DealRecord,
     Failure,
     HandEvent,
-    HandOutcomeRecord,
     HandRecord,
     Phase,
     Replay,
     Restart,
     ResultRecord,
     Retirement,
-    SeatRecord,
     Status,
 )
 from arena.wire import (
@@ -77,8 +74,6 @@ ERROR_SEND_TIMEOUT_S = 0.1
 ERROR_READ_GRACE_S = 0.2
 #: After ``match_end``, how long a bot has to exit by itself before it is stopped.
 EXIT_GRACE_S = 0.5
-#: Captured stderr kept in the replay per seat.
-REPLAY_STDERR_CHARS = 16384
 
 
 @dataclass(frozen=True)
@@ -110,6 +105,9 @@ class MatchConfig:
 #: `_MatchRunner.resumed` when the pending request's answer is still to be read (a late answer
 #: to an earlier, struck request was skipped).
 _AWAIT_REPLY = b"\x00await the reply"
+#: `_MatchRunner.resumed` when the pending request is still to be sent (`Pending.line`).
+_SEND = b"\x00send the request"
+_checkpoint = trio.lowlevel.checkpoint
 
 
 class _BotFailed(Exception):
@@ -198,6 +196,10 @@ class _MatchRunner:
         self.resumed: bytes | None = None
         self.announced = 0
         self.match: Match | None = None
+        # trio.current_time(), bound once the run starts (the clock's own method: MockClock's
+        # in tests), and the time from which the next request passes the scheduler first.
+        self.now = trio.current_time
+        self.next_pass = -math.inf
         # One stack for every bot, closed last-in first-out (each bot's context holds a nursery,
         # and trio nurseries must close in order); a failed bot is stopped early with aclose().
         self.stack = AsyncExitStack()
@@ -205,6 +207,7 @@ class _MatchRunner:
 
     async def run(self) -> Replay:
         started = datetime.datetime.now(datetime.UTC)
+        self.now = trio.lowlevel.current_clock().current_time
         t0 = trio.current_time()
         config = self.config
         # Every bot's context is entered on this stack and exited when the block ends, however it
@@ -217,7 +220,8 @@ class _MatchRunner:
             await self._start_bots()
             if self.observe is not None:
                 header = ResultRecord([0] * config.players, None, EndReason.HANDS, [])
-                self.observe(MatchBegan(self._replay(started, 0.0, header)))
+                begun = replay_record(config, self.seats, self.hands, started, 0.0, header)
+                self.observe(MatchBegan(begun))
             match = start_match(
                 config.game, config.rules, config.players, config.seed, config.length
             )
@@ -235,37 +239,12 @@ class _MatchRunner:
         record = ResultRecord(
             list(result.scores), result.winner, result.reason, list(result.ranking)
         )
-        replay = self._replay(started, round(trio.current_time() - t0, 3), record)
+        replay = replay_record(
+            config, self.seats, self.hands, started, round(trio.current_time() - t0, 3), record
+        )
         if self.observe is not None:
             self.observe(MatchOver(replay.result, replay.seats, replay.duration_s))
         return replay
-
-    def _replay(self, started: datetime.datetime, duration_s: float, result: Any) -> Replay:
-        config = self.config
-        return Replay(
-            format=REPLAY_FORMAT,
-            protocol=m.PROTOCOL_VERSION,
-            game=config.game.name,
-            rules=config.game.rules_dict(config.rules),
-            players=config.players,
-            seed=config.seed,
-            match=m.MatchLength(target=config.length.target, hands=config.length.hands),
-            time=m.TimeControl(
-                startup_ms=config.time.startup_ms,
-                move_ms=config.time.move_ms,
-                bank_ms=config.time.bank_ms,
-            ),
-            seats=[self._seat_record(s) for s in self.seats],
-            hands=self.hands,
-            result=result,
-            started_at=started.isoformat(timespec="seconds"),
-            duration_s=duration_s,
-            policy=config.policy,
-            sandbox=config.sandbox_settings if config.sandbox is not None else None,
-            max_stdout_bytes=config.max_stdout_bytes,
-            max_line_bytes=config.max_line_bytes,
-            workdir=os.getcwd(),
-        )
 
     # -- start-up ------------------------------------------------------------------------------
 
@@ -438,20 +417,22 @@ class _MatchRunner:
                 assert leader is not None
                 self.announced = number
                 if self.observe is not None:
-                    self.observe(HandBegan(self._hand_record(number, hand, [], [])))
+                    self.observe(HandBegan(hand_record(number, hand, [], [])))
                 self.requests.new_hand()
                 for seat in self.seats:
                     if seat.live:
                         view = hand.view(seat.seat)
                         message = encode(hand_start(view, number, leader))
                         match = await self._notify(match, seat, message, number)
+            move_nowait = self._move_nowait
             while not match.over and match.hand.outcome() is None:
-                match = await self._turn(match, number)
+                played = move_nowait(match, number)
+                match = played if played is not None else await self._turn(match, number)
             finished = match.hand
             events, self.events = self.events, []
             outcome = finished.outcome()
             if self.observe is not None:
-                self.observe(HandOver(number, _outcome_record(outcome)))
+                self.observe(HandOver(number, outcome_record(outcome)))
             if outcome is None:  # the match was forfeited during the hand
                 self._record_hand(number, finished, events, [])
                 break
@@ -480,26 +461,77 @@ class _MatchRunner:
         opening, the seat of the opening (the first entry of the hand's history, never a
         recorded event).
         """
-        self.hands.append(self._hand_record(number, hand, events, after))
-
-    def _hand_record(
-        self, number: int, hand: GameState, events: list[HandEvent], after: list[HandEvent]
-    ) -> HandRecord:
-        deal = hand.deal()
-        leader = hand_leader(hand)
-        return HandRecord(
-            hand_number=number,
-            deal=DealRecord(hands=[list(h) for h in deal.hands], boneyard=list(deal.boneyard)),
-            leader=leader if leader is not None else -1,
-            events=events,
-            outcome=_outcome_record(hand.outcome()),
-            retired_after=[e for e in after if isinstance(e, Retirement)],
-        )
+        self.hands.append(hand_record(number, hand, events, after))
 
     def _event(self, event: HandEvent) -> None:
         self.events.append(event)
         if self.observe is not None:
             self.observe(Played(event))
+
+    def _move_nowait(self, match: Match, number: int) -> Match | None:
+        """A live seat's turn without an await, when its bot has answered by the time the
+        request is written (on the referee's CPU it runs as soon as it is written to): the
+        match after the move; else ``None``, with nothing sent, or with the request in flight
+        (`pending`, `resumed`) for `_turn` to go on with: it sends it, awaits the reply, or
+        judges the reply in hand (a rejected one: every failure is `_turn`'s)."""
+        now = self.now
+        if self.resumed is not None or now() >= self.next_pass:
+            return None
+        hand = match.hand
+        seat_no = hand.to_move
+        assert seat_no is not None
+        seat = self.seats[seat_no]
+        channel = seat.channel
+        if channel is None or seat.failure is not None:
+            return None
+        clock = seat.clock
+        self.request_id = request_id = self.request_id + 1
+        time_left_ms, bank_ms = clock.request_ms
+        view = hand.view(seat_no)
+        message = self.requests.request_line(view, request_id, number, time_left_ms, bank_ms)
+        started = now()
+        deadline = started + clock.allowance
+        self.match = match
+        seat.transcript.append(("sent", message))
+        line: bytes | None = None
+        sent = False
+        try:
+            sent = channel.send_line_nowait(message)
+            if sent:
+                line = channel.poll_line_nowait()
+        except (BotGoneError, LineTooLongError, OutputLimitError):
+            pass  # raised again by the call `_turn` awaits, which records the failure
+        if line is not None:
+            elapsed = now() - started
+            judged = judge_move(line, request_id, view, seat.struck_ids)
+            if type(judged) is Accepted:
+                seat.transcript.append(("received", line))
+                move = judged.move
+                late = None
+                if elapsed > deadline - started:
+                    elapsed, over = accepted_elapsed(elapsed, deadline - started)
+                    late = late_ms(over)
+                if elapsed > clock.move_s:
+                    clock.charge(elapsed)
+                # Action's first seven fields, positionally (msgspec matches keywords slowly).
+                action = Action(
+                    seat_no,
+                    move_to_wire(move),
+                    request_id,
+                    time_left_ms,
+                    round(elapsed * 1000, 3),
+                    late,
+                    judged.debug,
+                )
+                self.events.append(action)  # _event, inline
+                if self.observe is not None:
+                    self.observe(Played(action))
+                return match.apply(move)
+        self.pending = Pending(
+            seat, request_id, number, started, deadline, time_left_ms, view, sent, message
+        )
+        self.resumed = _SEND if not sent else _AWAIT_REPLY if line is None else line
+        return None
 
     async def _turn(self, match: Match, number: int) -> Match:
         hand = match.hand
@@ -515,15 +547,20 @@ class _MatchRunner:
         line = self.resumed
         message = b""
         if line is None:
+            if self.now() >= self.next_pass:
+                # Requests answered at once take no pass through trio's scheduler
+                # (`_move_nowait`): other tasks (stderr drains, the watchdog, a worker's other
+                # matches) still run at least once per FAIR_SLICE_S, here, with nothing in
+                # flight (a cancellation from outside is taken here too).
+                await _checkpoint()
+                self.next_pass = self.now() + FAIR_SLICE_S
             self.request_id += 1
             request_id = self.request_id
-            time_left_ms = clock.time_left_ms()
+            time_left_ms, bank_ms = clock.request_ms
             view = hand.view(seat_no)
-            message = self.requests.request_line(
-                view, request_id, number, time_left_ms, clock.bank_ms()
-            )
-            started = trio.current_time()
-            deadline = started + clock.allowance_s()
+            message = self.requests.request_line(view, request_id, number, time_left_ms, bank_ms)
+            started = self.now()
+            deadline = started + clock.allowance
             pending = self.pending = Pending(
                 seat, request_id, number, started, deadline, time_left_ms, view
             )
@@ -542,7 +579,9 @@ class _MatchRunner:
                 line = await self._request(seat, pending, message)
             elif line is _AWAIT_REPLY:
                 line = await self._request(seat, pending, None)
-            elapsed = trio.current_time() - started
+            elif line is _SEND:
+                line = await self._request(seat, pending, pending.line)
+            elapsed = self.now() - started
             seat.transcript.append(("received", line))
             self.pending = None
             judged = judge_move(line, request_id, view, seat.struck_ids)
@@ -846,32 +885,3 @@ class _MatchRunner:
         if seat.channel is not None:
             await seat.channel.aclose()
             seat.stderr = seat.channel.stderr_text()
-
-    def _seat_record(self, seat: Seat) -> SeatRecord:
-        failure = seat.failure
-        stderr = "".join(
-            f"{text}[arena: the bot was restarted here]\n" for text in seat.earlier_stderr
-        )
-        stderr += seat.stderr
-        if len(stderr) > REPLAY_STDERR_CHARS:
-            stderr = "[...]\n" + stderr[-REPLAY_STDERR_CHARS:]
-        return SeatRecord(
-            seat=seat.seat,
-            command=seat.command,
-            name=seat.name,
-            status=failure.status if failure else Status.OK,
-            detail=failure.detail if failure else "",
-            failure=failure,
-            stderr=stderr,
-            folder=None if seat.spec.cwd is None else os.path.abspath(seat.spec.cwd),
-            arena_name=seat.spec.name,
-            strikes=seat.strikes,
-            restarts=seat.restarts,
-        )
-
-
-def _outcome_record(o: HandOutcome | None) -> HandOutcomeRecord | None:
-    if o is None:
-        return None
-    scores = list(o.scores)
-    return HandOutcomeRecord(o.kind.value, list(o.winners), list(o.award), scores, list(o.pips))

@@ -27,6 +27,8 @@ class Pending:
     time_left_ms: int
     view: SeatView
     sent: bool = False
+    #: The request's line (kept while it is still to be sent).
+    line: bytes = b""
 
 
 class Seat:
