@@ -20,7 +20,7 @@ from typing import Any
 
 import trio
 
-from arena.referee.channel import BotSpec
+from arena.referee.channel import BotSpec, MemoryChannel
 from arena.referee.process import FAIR_SLICE_S, ExitStatus, open_bot_process
 from arena.referee.seat import Pending
 from arena.referee.watchdog import Watchdog
@@ -51,7 +51,7 @@ def instant_reply(line: bytes) -> bytes | None:
     return None
 
 
-class InstantMemoryBot:
+class InstantMemoryBot(MemoryChannel):
     """A `BotChannel` in this process that answers like instant_bot.c, with no pipes.
 
     ``receive_line`` passes through the trio scheduler only once `FAIR_SLICE_S` has gone by
@@ -89,29 +89,10 @@ class InstantMemoryBot:
     def poll_line_nowait(self) -> bytes | None:
         return self._pending.popleft() if self._pending else None
 
-    def stderr_text(self) -> str:
-        return ""
-
-    def stderr_tail(self, max_chars: int = 2000) -> str:
-        return ""
-
-    def exit_status(self) -> ExitStatus:
-        return self._exit
-
     async def wait_exit(self) -> ExitStatus:
         if self._exit.running:
             await trio.sleep_forever()
         return self._exit
-
-    def resource_outcome(self) -> None:
-        return None
-
-    def close_input(self) -> None:
-        pass
-
-    async def aclose(self) -> None:
-        if self._exit.running:
-            self._exit = ExitStatus(-9, 9)
 
 
 @contextlib.asynccontextmanager

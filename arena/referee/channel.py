@@ -52,6 +52,35 @@ class BotChannel(Protocol):
     async def aclose(self) -> None: ...
 
 
+class MemoryChannel:
+    """The parts of a :class:`BotChannel` that every in-memory double shares: no stderr, no
+    sandbox, closing its input does nothing, and ``aclose`` ends a running bot as a kill would
+    (exit ``-9``, signal 9). A double sets ``_exit`` when its bot ends by itself and writes the
+    line methods (``send_line``, ``send_line_nowait``, ``receive_line``, ``poll_line_nowait``)
+    and ``wait_exit``."""
+
+    _exit: ExitStatus = ExitStatus(None, None)
+
+    def stderr_text(self) -> str:
+        return ""
+
+    def stderr_tail(self, max_chars: int = 2000) -> str:
+        return ""
+
+    def exit_status(self) -> ExitStatus:
+        return self._exit
+
+    def resource_outcome(self) -> ResourceOutcome | None:
+        return None
+
+    def close_input(self) -> None:
+        pass
+
+    async def aclose(self) -> None:
+        if self._exit.running:
+            self._exit = ExitStatus(-9, 9)
+
+
 class BotSpec(NamedTuple):
     """How to start one bot: its command line, the folder to start it in, and the arena's name
     for it (its ``bot.toml`` name or its command's file; recorded as the seat's
@@ -70,7 +99,7 @@ Reply = list[bytes]
 Script = Callable[[bytes], Reply | tuple[float, Reply] | None]
 
 
-class ScriptedBot:
+class ScriptedBot(MemoryChannel):
     """A bot in memory: ``script(line)`` returns the reply lines (and optionally a delay).
 
     ``script`` returning ``None`` closes the bot's output, as an exiting process would.
@@ -132,21 +161,9 @@ class ScriptedBot:
             raise BotEOFError("the scripted bot closed its output")
         return line
 
-    def stderr_text(self) -> str:
-        return ""
-
-    def stderr_tail(self, max_chars: int = 2000) -> str:
-        return ""
-
-    def exit_status(self) -> ExitStatus:
-        return self._exit
-
     async def wait_exit(self) -> ExitStatus:
         await self._exited.wait()
         return self._exit
-
-    def resource_outcome(self) -> ResourceOutcome | None:
-        return None
 
     def close_input(self) -> None:
         self._closed = True

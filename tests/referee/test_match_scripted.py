@@ -11,7 +11,7 @@ import trio.testing
 
 from arena.games.matador import MATADOR, MatadorRules
 from arena.games.match import MatchLength
-from arena.referee.channel import BotChannel, BotSpec, Script, scripted_connector
+from arena.referee.channel import BotChannel, BotSpec, MemoryChannel, Script, scripted_connector
 from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.process import ExitStatus
@@ -171,7 +171,7 @@ def test_a_deadline_that_passes_while_a_failed_bot_is_stopped_is_no_timeout() ->
     assert replay.seats[1].status is Status.OK
 
 
-class _StallingBot:
+class _StallingBot(MemoryChannel):
     """An in-memory bot that answers every request at once; from its request ``stall_from``
     on, the referee, having just read the reply, stalls for ``stall_s`` (the mock clock jumps)
     before its next checkpoint (`BotProcess.receive_line` yields once a buffered line is read).
@@ -212,28 +212,9 @@ class _StallingBot:
     def poll_line_nowait(self) -> bytes | None:
         return self._replies.pop(0) if self._replies else None
 
-    def stderr_text(self) -> str:
-        return ""
-
-    def stderr_tail(self, max_chars: int = 2000) -> str:
-        return ""
-
-    def exit_status(self) -> ExitStatus:
-        return self._exit
-
     async def wait_exit(self) -> ExitStatus:
         await trio.lowlevel.checkpoint()
         return self._exit
-
-    def resource_outcome(self) -> None:
-        return None
-
-    def close_input(self) -> None:
-        pass
-
-    async def aclose(self) -> None:
-        if self._exit.running:
-            self._exit = ExitStatus(-9, 9)
 
 
 def test_a_reply_read_before_a_referee_stall_past_its_deadline_is_in_time() -> None:

@@ -13,7 +13,7 @@ import trio.testing
 
 from arena.games.matador import MATADOR, MatadorRules
 from arena.games.match import MatchLength
-from arena.referee.channel import BotChannel, BotSpec, Script, scripted_connector
+from arena.referee.channel import BotChannel, BotSpec, MemoryChannel, Script, scripted_connector
 from arena.referee.clock import TimeLimits
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.process import FAIR_SLICE_S, BotGoneError, ExitStatus
@@ -31,7 +31,7 @@ CONFIG = MatchConfig(
 )
 
 
-class _PipeLikeBot:
+class _PipeLikeBot(MemoryChannel):
     """An in-memory bot with a pipe's non-blocking calls: ``send_line_nowait`` takes every
     line, and its answer is there at once (``poll_line_nowait``) or, with ``at_once`` false,
     only for an awaited ``receive_line``; ``tick`` moves the mock clock at each request."""
@@ -86,28 +86,9 @@ class _PipeLikeBot:
     def poll_line_nowait(self) -> bytes | None:
         return self._ready.pop(0) if self._ready else None
 
-    def stderr_text(self) -> str:
-        return ""
-
-    def stderr_tail(self, max_chars: int = 2000) -> str:
-        return ""
-
-    def exit_status(self) -> ExitStatus:
-        return self._exit
-
     async def wait_exit(self) -> ExitStatus:
         await trio.lowlevel.checkpoint()
         return self._exit
-
-    def resource_outcome(self) -> None:
-        return None
-
-    def close_input(self) -> None:
-        pass
-
-    async def aclose(self) -> None:
-        if self._exit.running:
-            self._exit = ExitStatus(-9, 9)
 
 
 def play(make: Callable[[str], _PipeLikeBot]) -> tuple[Replay, dict[str, _PipeLikeBot]]:
