@@ -287,14 +287,21 @@ class RequestBuilder:
         ) = view
         history = self._history_json
         done = self._json_events
-        if done != len(events):
-            if done > len(events):
+        count = len(events)
+        if done != count:
+            if done + 1 == count:  # the referee's case: one event since the last request
+                event = events[done]
+                data = _EVENT_JSON.get(event) or _event_json(event)
+                history = history + b"," + data if done else data
+            elif done > count:
                 raise ValueError("the view's history is shorter than the last one: call new_hand()")
-            parts = [_event_json(event) for event in events[done:]]
-            if done:
-                parts.insert(0, history)
-            self._history_json = history = b",".join(parts)
-            self._json_events = len(events)
+            else:
+                parts = [_event_json(event) for event in events[done:]]
+                if done:
+                    parts.insert(0, history)
+                history = b",".join(parts)
+            self._history_json = history
+            self._json_events = count
         if layout is not self._layout:
             self._layout = layout
             self._layout_json = _ENCODE(layout)
