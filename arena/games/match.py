@@ -120,7 +120,7 @@ class Match:
         fields = self.__dict__.copy()
         fields["hand"] = hand
         new = _new_match(Match)
-        _set_attr(new, "__dict__", fields)
+        _set_dict(new, fields)
         return new
 
     def _changed(self, **changes: Any) -> Match:
@@ -129,7 +129,7 @@ class Match:
         fields = self.__dict__.copy()
         fields.update(changes)
         new = _new_match(Match)
-        _set_attr(new, "__dict__", fields)
+        _set_dict(new, fields)
         return new
 
     def retire(self, *seats: int) -> Match:
@@ -195,7 +195,8 @@ class Match:
 
 
 _new_match = object.__new__
-_set_attr = object.__setattr__
+#: The setter of a match's ``__dict__`` (the frozen class's own ``__setattr__`` refuses it).
+_set_dict = Match.__dict__["__dict__"].__set__
 
 
 def hand_seed(seed: int, hand_number: int) -> int:
