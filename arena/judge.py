@@ -112,6 +112,13 @@ def _malformed(error: ProtocolError, request_id: int | None) -> Rejection:
     return Rejection(Fault.MALFORMED, error.detail, request_id, error=error.with_traceback(None))
 
 
+#: The accepted replies already judged, by the part of the line after the request's id (see
+#: `judge_move`): a bot answers with the same few dozen tails again and again.
+_TAILS: dict[bytes, Accepted] = {}
+#: The most tails `_TAILS` holds before it starts again (a bot's debug notes are its own).
+_TAILS_LIMIT = 4096
+
+
 def judge_move(
     line: bytes, request_id: int, view: SeatView, stale: Container[int] = ()
 ) -> Judgement:
@@ -119,7 +126,19 @@ def judge_move(
 
     ``stale`` holds the ids of earlier requests the bot may still answer late (struck by a
     timeout and played for it): such an answer is a ``STALE_ID`` rejection the caller skips.
+
+    A line written ``{"type":"move","id":<the id>,"move":`` and then a tail already accepted
+    after another id is judged from that tail without decoding it again: the rest of such a
+    line is the same bytes, so it decodes to the same move and note. Only tails without a
+    backslash or an ``"id"`` of their own are kept (no second ``id`` key can hide in them),
+    and the move is still looked up in this request's legal list; any other line (another
+    id, spacing, key order) takes the full path below.
     """
+    head = b'{"type":"move","id":%d,"move":' % request_id
+    if line.startswith(head):
+        known = _TAILS.get(line[len(head) :])
+        if known is not None and known.move in view.legal:
+            return known
     try:
         reply = decode_from_bot(line)
     except ProtocolError as error:
@@ -158,7 +177,14 @@ def judge_move(
             legal=legal,
             ends=view.ends,
         )
-    return Accepted(move, reply.debug)
+    accepted = Accepted(move, reply.debug)
+    if line.startswith(head):
+        tail = line[len(head) :]
+        if b"\\" not in tail and b'"id"' not in tail:
+            if len(_TAILS) >= _TAILS_LIMIT:
+                _TAILS.clear()
+            _TAILS[tail] = accepted
+    return accepted
 
 
 def judge_ready(line: bytes) -> m.Ready | Rejection:

@@ -206,14 +206,19 @@ class RequestBuilder:
     """
 
     __slots__ = (
+        "_ends",
         "_history",
         "_history_json",
         "_json_events",
         "_json_scores",
         "_layout",
         "_layout_json",
+        "_scores",
+        "_scores_json",
         "_scoring",
         "_scoring_json",
+        "_tail",
+        "_tail_key",
     )
 
     def __init__(self) -> None:
@@ -225,8 +230,16 @@ class RequestBuilder:
         self._json_events = 0
         self._scoring_json = b""
         self._json_scores = 0
+        # The layout and open ends last seen, and the JSON from ',"layout":' to the ends' end.
         self._layout: tuple[tuple[int, int], ...] | None = None
+        self._ends: tuple[tuple[str, int], ...] | None = None
         self._layout_json = b""
+        # The scores last seen and ',"scores":' with their JSON (a hand's scores stay the same
+        # object); the clock values and retired seats last seen, and the line's end from them.
+        self._scores: tuple[int, ...] | None = None
+        self._scores_json = b""
+        self._tail_key: tuple[int, int, tuple[int, ...]] | None = None
+        self._tail = b""
 
     def new_hand(self) -> None:
         """Forget the previous hand's history (and its scoring events, if the game has any)."""
@@ -237,6 +250,7 @@ class RequestBuilder:
         self._scoring_json = b""
         self._json_scores = 0
         self._layout = None
+        self._ends = None
         self._layout_json = b""
 
     def request(
@@ -287,31 +301,56 @@ class RequestBuilder:
         ) = view
         history = self._history_json
         done = self._json_events
-        if done != len(events):
-            if done > len(events):
+        count = len(events)
+        if done != count:
+            if done + 1 == count:  # the referee's case: one event since the last request
+                event = events[done]
+                data = _EVENT_JSON.get(event) or _event_json(event)
+                history = history + b"," + data if done else data
+            elif done > count:
                 raise ValueError("the view's history is shorter than the last one: call new_hand()")
-            parts = [_event_json(event) for event in events[done:]]
-            if done:
-                parts.insert(0, history)
-            self._history_json = history = b",".join(parts)
-            self._json_events = len(events)
-        if layout is not self._layout:
+            else:
+                parts = [_event_json(event) for event in events[done:]]
+                if done:
+                    parts.insert(0, history)
+                history = b",".join(parts)
+            self._history_json = history
+            self._json_events = count
+        if layout is not self._layout or ends != self._ends:
             self._layout = layout
-            self._layout_json = _ENCODE(layout)
+            self._ends = ends
+            self._layout_json = b"".join(
+                (
+                    b',"layout":',
+                    _ENCODE(layout),
+                    b',"ends":',
+                    _ENDS_JSON.get(ends) or _ends_json(ends),
+                    b',"hand_counts":',
+                )
+            )
+        if scores is not self._scores:
+            self._scores = scores
+            self._scores_json = b',"scores":' + _small_json(scores)
+        left = time_left_ms if time_left_ms > 0 else 0
+        bank = bank_ms if bank_ms > 0 else 0
+        key = (left, bank, retired)
+        if key != self._tail_key:
+            self._tail_key = key
+            self._tail = b'],"time_left_ms":%d,"bank_ms":%d,"retired":%b' % (
+                left,
+                bank,
+                _small_json(retired),
+            )
         small = _SMALL_JSON.get
         return b"".join(
             (
                 b'{"type":"request","id":%d,"hand_number":%d,"seat":%d,"hand":'
                 % (request_id, hand_number, seat),
                 _ENCODE(hand),
-                b',"layout":',
                 self._layout_json,
-                b',"ends":',
-                _ENDS_JSON.get(ends) or _ends_json(ends),
-                b',"hand_counts":',
                 small(hand_counts) or _small_json(hand_counts),
-                b',"boneyard_size":%d,"scores":' % boneyard_size,
-                small(scores) or _small_json(scores),
+                b',"boneyard_size":%d' % boneyard_size,
+                self._scores_json,
                 b',"draws":',
                 small(draws) or _small_json(draws),
                 b',"passes":',
@@ -320,9 +359,7 @@ class RequestBuilder:
                 history,
                 b'],"legal":[',
                 _moves_json(legal),
-                b'],"time_left_ms":%d,"bank_ms":%d,"retired":'
-                % (time_left_ms if time_left_ms > 0 else 0, bank_ms if bank_ms > 0 else 0),
-                small(retired) or _small_json(retired),
+                self._tail,
                 b"}" if end_count is None else self._table_json(view),
             )
         )

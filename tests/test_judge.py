@@ -169,3 +169,51 @@ def test_the_referee_and_the_checker_share_the_judge() -> None:
     """One judge: both callers hold the very same functions (no copy of its checks)."""
     assert referee_match.judge_move is check_session.judge_move is judge_move
     assert referee_match.judge_ready is check_session.judge_ready is judge_ready
+
+
+def test_a_known_reply_tail_is_judged_as_a_fresh_decoding_would() -> None:
+    """Lines whose tail (after the id) was accepted before are judged exactly as with an empty
+    tail cache: another id, a wrong or stale id, a move illegal in this request, a second ``id``
+    key or an escaped key hidden in the tail, spacing, a debug note."""
+    from arena import judge
+
+    game = get_game("matador")
+    rules = game.parse_rules({})
+    views = []
+    for seed in range(40):
+        state = game.start_hand(rules, 2, game.deal(rules, 2, seed))
+        for _ in range(seed % 9):
+            if state.outcome() is not None:
+                break
+            state = state.apply(state.legal_moves()[-1])
+        if state.to_move is not None:
+            views.append(state.view(state.to_move))
+    tails = []
+    for v in views:
+        for move in v.legal:
+            if move.tile is None:
+                wire = f'{{"action":"{move.kind}"}}'
+            else:
+                end = "null" if move.end is None else f'"{move.end}"'
+                a, b = move.tile
+                wire = f'{{"action":"play","tile":[{a},{b}],"end":{end},"out":{move.out}}}'
+            extras = ("}", ',"debug":"note"}', ',"id":3}', ',"\\u0069d":3}')
+            tails += [wire + extra for extra in extras]
+    lines = [
+        (f'{{"type":"move","id":{rid},"move":{tail}'.encode(), asked)
+        for tail in tails
+        for rid, asked in ((3, 3), (4, 4), (4, 3), (9, 4))
+    ]
+    lines.append((b'{"type":"move", "id":4,"move":{"action":"draw"}}', 4))
+
+    def judged_fresh(line: bytes, asked: int, v: SeatView) -> object:
+        judge._TAILS.clear()
+        return judge_move(line, asked, v, {9})
+
+    expected = [judged_fresh(line, asked, v) for v in views[:6] for line, asked in lines]
+    judge._TAILS.clear()
+    for _ in range(2):
+        got = [judge_move(line, asked, v, {9}) for v in views[:6] for line, asked in lines]
+        assert got == expected
+    assert judge._TAILS, "the cache served nothing"
+    assert all(b'"id"' not in tail and b"\\" not in tail for tail in judge._TAILS)

@@ -216,19 +216,23 @@ class HandState:
     def deal(self) -> Deal:
         """The deal this hand started from (hands as dealt, boneyard top first)."""
         # As dealt = held now + played since - drawn since (a drawn tile may have been played;
-        # Fives' automatic opening is in the history as the leader's play).
-        hands = [set(self.hand_tiles(s)) for s in range(self.players)]
-        drawn_tiles: list[set[Tile]] = [set() for _ in range(self.players)]
-        for seat, move, drawn in self.history():
-            if move.kind == "play" and move.tile is not None:
-                hands[seat].add(move.tile)
+        # Fives' automatic opening is in the history as the leader's play), as bit sets: the
+        # referee records every hand's deal.
+        players = self.players
+        played = [0] * players
+        drawn_bits = [0] * players
+        node = self._history
+        while node is not None:
+            seat, move, drawn = node[0]
+            if move.tile is not None and move.kind == "play":
+                played[seat] |= TILE_BIT[move.tile]
             elif drawn is not None:
-                drawn_tiles[seat].add(drawn)
-        for seat in range(self.players):
-            hands[seat] -= drawn_tiles[seat]
+                drawn_bits[seat] |= TILE_BIT[drawn]
+            node = node[1]
+        held = self.hands
         return Deal(
-            tuple(tuple(sorted(h)) for h in hands),
-            tuple(ALL_TILES[i] for i in self.stock),
+            tuple([tiles_of((held[s] | played[s]) & ~drawn_bits[s]) for s in range(players)]),
+            _tiles_at(list(self.stock)),
         )
 
 

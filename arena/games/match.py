@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from arena.games.api import Game, GameState, HandEnd, HandOutcome, Move, derive_seed
@@ -98,9 +99,13 @@ class Match:
     outcomes: tuple[HandOutcome, ...] = ()
     result: MatchResult | None = field(default=None)
 
-    @property
+    @cached_property
     def over(self) -> bool:
-        """True once the match has a result."""
+        """True once the match has a result.
+
+        Kept in the instance once asked (the referee asks twice per move): a copy made by
+        :meth:`apply` or :meth:`_changed` carries it only with an unchanged ``result``.
+        """
         return self.result is not None
 
     def active_seats(self) -> tuple[int, ...]:
@@ -114,8 +119,17 @@ class Match:
         # is the same copy, done directly (the referee calls it once per move).
         fields = self.__dict__.copy()
         fields["hand"] = hand
-        new = object.__new__(Match)
-        object.__setattr__(new, "__dict__", fields)
+        new = _new_match(Match)
+        _set_dict(new, fields)
+        return new
+
+    def _changed(self, **changes: Any) -> Match:
+        """``dataclasses.replace(self, **changes)`` for fields other than ``result``, without
+        running ``__init__`` again (its checks are the types', which the caller keeps)."""
+        fields = self.__dict__.copy()
+        fields.update(changes)
+        new = _new_match(Match)
+        _set_dict(new, fields)
         return new
 
     def retire(self, *seats: int) -> Match:
@@ -145,7 +159,8 @@ class Match:
         if outcome is None:
             raise ValueError("the current hand is not over")
         scores = outcome.scores
-        done = replace(self, scores=scores, outcomes=(*self.outcomes, outcome))
+        outcomes = (*self.outcomes, outcome)
+        done = self._changed(scores=scores, outcomes=outcomes)
         own = match_target(self.game)
         if outcome.kind is HandEnd.TARGET or (own is not None and max(scores) >= own):
             # A score reached the game's own target (Fives, rules.md 2.11): during play (the engine
@@ -164,7 +179,7 @@ class Match:
         hand = _deal_hand(
             self.game, self.rules, self.players, self.seed, number, scores, self.retired
         )
-        return replace(done, hand_number=number, hand=hand)
+        return self._changed(scores=scores, outcomes=outcomes, hand_number=number, hand=hand)
 
     def _result(self, reason: EndReason) -> MatchResult:
         active = self.active_seats()
@@ -177,6 +192,11 @@ class Match:
             leaders = [s for s in active if self.scores[s] == best]
             winner = leaders[0] if len(leaders) == 1 else None
         return MatchResult(self.scores, winner, reason, ranking)
+
+
+_new_match = object.__new__
+#: The setter of a match's ``__dict__`` (the frozen class's own ``__setattr__`` refuses it).
+_set_dict = Match.__dict__["__dict__"].__set__
 
 
 def hand_seed(seed: int, hand_number: int) -> int:

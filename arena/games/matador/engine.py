@@ -401,8 +401,14 @@ class MatadorState(HandState):
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know: its own tiles, counts, the layout, the public history."""
         record = self._public
-        if record is None or record.actions != self._count:
-            record = self._public_record()
+        count = self._count
+        if record is None or record.actions != count:
+            if record is not None and record.actions + 1 == count:
+                # A state fresh from apply (the referee's case): its parent's record plus the
+                # newest action, without _public_record's call.
+                record = self._public = one_more_action(record, self._history[0], LEFT)  # type: ignore[index]
+            else:
+                record = self._public_record()
         retired = self.retired
         left = self.left
         to_move = self.to_move
@@ -410,6 +416,7 @@ class MatadorState(HandState):
             legal: tuple[Move, ...] = ()
         else:
             legal = self._legal or self.legal_moves()
+        hands = self.hands
         # Built with tuple.__new__ (the named tuple's own __new__ is a Python function): the
         # referee asks for a view per move. The last four fields are SeatView's defaults.
         return _NEW_VIEW(
@@ -418,8 +425,10 @@ class MatadorState(HandState):
                 seat,
                 self.players,
                 to_move,
-                tiles_of(self.hands[seat]),
-                tuple(map(_BIT_COUNT, self.hands)),
+                tiles_of(hands[seat]),
+                (hands[0].bit_count(), hands[1].bit_count())
+                if len(hands) == 2
+                else tuple(map(_BIT_COUNT, hands)),
                 len(self.stock) - self.stock_pos,
                 record.layout,
                 () if left < 0 else _END_PAIRS[left * 7 + self.right],
