@@ -1,0 +1,64 @@
+"""Each client's write of a batch without a copy of it: hypercorn's HTTP/1.1 connections
+hand h11's chunk framing to the socket piece by piece instead of joined.
+
+An ``/events`` stream has no length, so h11 frames its body in chunks (``Transfer-Encoding:
+chunked``): a write of the batch's bytes becomes the pieces ``b"%x\\r\\n" % len(batch)``, the
+batch itself and ``b"\\r\\n"``, and ``h11.Connection.send`` joins them into one new bytes
+object. Hypercorn sends that, so every client's write copied the whole batch, which the hub
+had made once for all of them (`arena.serve.hub.Batch`). With 100 clients of a busy
+tournament that copy was the largest part of the server's work: about 280 µs a write of
+batches up to a megabyte, 0.6 CPU-seconds of a 2-second burst of moves, more than the
+socket sends themselves (benchmarks/serve_bench.py, docs/performance.md).
+
+:func:`install` makes hypercorn's HTTP/1.1 connections of this process use
+:class:`PassThroughH11`, which sends a body's pieces as h11 gives them
+(``h11.Connection.send_with_data_passthrough``, h11's public API for exactly this): the same
+bytes on the wire, in the same order, with the batch's own bytes object handed to the socket.
+It relies on one name of hypercorn's (the class its connection wrapper makes, looked up in
+``hypercorn.protocol``); with a hypercorn that is shaped otherwise, nothing is changed and the
+server works as before, copying.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import h11
+import hypercorn.protocol
+from hypercorn.events import RawData
+from hypercorn.protocol.h11 import H11Protocol
+
+
+class PassThroughH11(H11Protocol):
+    """Hypercorn's HTTP/1.1 protocol, writing a body's chunk framing and data as separate
+    pieces (no copy of the data)."""
+
+    async def _send_h11_event(self, event: Any) -> None:
+        connection = self.connection
+        if type(event) is not h11.Data or not isinstance(connection, h11.Connection):
+            await super()._send_h11_event(event)
+            return
+        try:
+            parts = connection.send_with_data_passthrough(event)
+        except h11.LocalProtocolError:  # as hypercorn does: a connection already broken
+            if connection.their_state != h11.ERROR:
+                raise
+            return
+        for part in parts or ():
+            await self.send(RawData(data=part))
+
+
+def install() -> bool:
+    """Make hypercorn's new HTTP/1.1 connections :class:`PassThroughH11` (idempotent);
+    whether they are."""
+    wrapper = getattr(hypercorn.protocol, "ProtocolWrapper", None)
+    names = getattr(getattr(wrapper, "__init__", None), "__code__", None)
+    if names is None or "H11Protocol" not in names.co_names:
+        return False  # another hypercorn: it makes its connections some other way
+    if not callable(getattr(H11Protocol, "_send_h11_event", None)):
+        return False
+    setattr(hypercorn.protocol, "H11Protocol", PassThroughH11)  # noqa: B010  # not exported
+    return True
+
+
+__all__ = ["PassThroughH11", "install"]
