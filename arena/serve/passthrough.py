@@ -14,6 +14,11 @@ socket sends themselves (benchmarks/serve_bench.py, docs/performance.md).
 :class:`PassThroughH11`, which sends a body's pieces as h11 gives them
 (``h11.Connection.send_with_data_passthrough``, h11's public API for exactly this): the same
 bytes on the wire, in the same order, with the batch's own bytes object handed to the socket.
+A bytes object written a second time (a batch: every up-to-date client is written the same
+one) is framed once, its three pieces joined into one object kept for the next clients
+(:class:`_FramedChunks`), so that each client's write of a batch is one send, not three: one
+copy per batch instead of one per client, and the write pass over 100 clients took about 50 ms
+instead of 75 (docs/performance.md).
 It relies on one name of hypercorn's (the class its connection wrapper makes, looked up in
 ``hypercorn.protocol``); with a hypercorn that is shaped otherwise, nothing is changed and the
 server works as before, copying.
@@ -21,6 +26,7 @@ server works as before, copying.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 import h11
@@ -44,8 +50,45 @@ class PassThroughH11(H11Protocol):
             if connection.their_state != h11.ERROR:
                 raise
             return
+        framed = _FRAMED.framed(parts) if parts is not None and len(parts) == 3 else None
+        if framed is not None:
+            await self.send(RawData(data=framed))
+            return
         for part in parts or ():
             await self.send(RawData(data=part))
+
+
+class _FramedChunks:
+    """The chunk framing of the bytes objects written to more than one client, made once:
+    the size line, the bytes and the line's end, joined into one object the second time the
+    same object is written (a batch, which every up-to-date client is written), so that each
+    client's write of it is one send. The newest :data:`FRAMED_KEPT` objects are kept."""
+
+    def __init__(self) -> None:
+        # id of the data -> the data (kept, so its id is not reused) and its framed bytes
+        self._seen: OrderedDict[int, tuple[bytes, bytes | None]] = OrderedDict()
+
+    def framed(self, parts: list[bytes]) -> bytes | None:
+        """The pieces ``[size line, data, end]`` joined, when ``data`` was written before."""
+        data = parts[1]
+        key = id(data)
+        seen = self._seen.get(key)
+        if seen is None or seen[0] is not data:  # the first time: written piece by piece
+            self._seen[key] = (data, None)
+            while len(self._seen) > FRAMED_KEPT:
+                self._seen.popitem(last=False)
+            return None
+        framed = seen[1]
+        if framed is None:
+            framed = b"".join(parts)
+            self._seen[key] = (data, framed)
+        return framed
+
+
+#: How many shared bytes objects keep their framed copy (a batch is written to every client
+#: within a batch or two).
+FRAMED_KEPT = 4
+_FRAMED = _FramedChunks()
 
 
 def install() -> bool:

@@ -50,6 +50,21 @@ def test_a_chunk_is_written_without_a_copy() -> None:
     assert pieces[1] is chunk
 
 
+def test_a_chunk_written_again_is_one_piece_made_once() -> None:
+    """The same bytes object written to a second and a third client (a batch) is one
+    piece, the same object for both, with the same bytes as the three pieces."""
+    chunk = b"event: move\ndata: {}\n\n" * 1000
+    first = trio.run(_write, PassThroughH11, chunk)
+    second = trio.run(_write, PassThroughH11, chunk)
+    third = trio.run(_write, PassThroughH11, chunk)
+    assert len(second) == 1
+    assert second[0] == b"".join(first)
+    assert third[0] is second[0]
+    other = chunk[:1] + chunk[1:]  # equal, not the same object: written piece by piece
+    assert other is not chunk
+    assert len(trio.run(_write, PassThroughH11, other)) == 3
+
+
 def test_the_wire_is_what_hypercorn_writes() -> None:
     """The same bytes as hypercorn's own protocol, which writes one joined copy."""
     chunk = b"event: move\ndata: {}\n\n" * 10
