@@ -62,32 +62,40 @@ class _FramedChunks:
     """The chunk framing of the bytes objects written to more than one client, made once:
     the size line, the bytes and the line's end, joined into one object the second time the
     same object is written (a batch, which every up-to-date client is written), so that each
-    client's write of it is one send. The newest :data:`FRAMED_KEPT` objects are kept."""
+    client's write of it is one send. The newest :data:`FRAMED_KEPT` framed objects are kept,
+    and the ids of the last :data:`SEEN_KEPT` objects written once (the many written to one
+    client only, a stream's head or a match's own events, never push a batch out)."""
 
     def __init__(self) -> None:
-        # id of the data -> the data (kept, so its id is not reused) and its framed bytes
-        self._seen: OrderedDict[int, tuple[bytes, bytes | None]] = OrderedDict()
+        # id of the data -> the data (kept, so that its id is not reused) and its framing
+        self._framed: OrderedDict[int, tuple[bytes, bytes]] = OrderedDict()
+        # ids of data written once: an id reused since only frames an object one write early
+        self._seen: OrderedDict[int, None] = OrderedDict()
 
     def framed(self, parts: list[bytes]) -> bytes | None:
         """The pieces ``[size line, data, end]`` joined, when ``data`` was written before."""
         data = parts[1]
         key = id(data)
-        seen = self._seen.get(key)
-        if seen is None or seen[0] is not data:  # the first time: written piece by piece
-            self._seen[key] = (data, None)
-            while len(self._seen) > FRAMED_KEPT:
+        kept = self._framed.get(key)
+        if kept is not None and kept[0] is data:
+            return kept[1]
+        if self._seen.pop(key, False) is False:  # the first time: written piece by piece
+            self._seen[key] = None
+            if len(self._seen) > SEEN_KEPT:
                 self._seen.popitem(last=False)
             return None
-        framed = seen[1]
-        if framed is None:
-            framed = b"".join(parts)
-            self._seen[key] = (data, framed)
+        framed = b"".join(parts)
+        self._framed[key] = (data, framed)
+        if len(self._framed) > FRAMED_KEPT:
+            self._framed.popitem(last=False)
         return framed
 
 
 #: How many shared bytes objects keep their framed copy (a batch is written to every client
 #: within a batch or two).
 FRAMED_KEPT = 4
+#: How many ids of objects written once are remembered.
+SEEN_KEPT = 256
 _FRAMED = _FramedChunks()
 
 

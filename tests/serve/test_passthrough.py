@@ -13,7 +13,7 @@ from hypercorn.events import RawData
 from hypercorn.protocol.h11 import H11Protocol
 from hypercorn.trio.worker_context import WorkerContext
 
-from arena.serve.passthrough import PassThroughH11, install
+from arena.serve.passthrough import FRAMED_KEPT, PassThroughH11, install
 
 #: What these tests never reach (the app, the task group, the connection's state).
 UNUSED: Any = None
@@ -63,6 +63,19 @@ def test_a_chunk_written_again_is_one_piece_made_once() -> None:
     other = chunk[:1] + chunk[1:]  # equal, not the same object: written piece by piece
     assert other is not chunk
     assert len(trio.run(_write, PassThroughH11, other)) == 3
+
+
+def test_chunks_written_once_do_not_push_a_batch_out() -> None:
+    """Between two clients' writes of a batch, many chunks written to one client each (a
+    stream's head, a match's own events) are written piece by piece and leave the batch's
+    framing in place."""
+    batch = b"event: move\ndata: {}\n\n" * 1000
+    trio.run(_write, PassThroughH11, batch)
+    framed = trio.run(_write, PassThroughH11, batch)
+    for number in range(2 * FRAMED_KEPT):
+        assert len(trio.run(_write, PassThroughH11, b"id: %d\n\n" % number)) == 3
+    again = trio.run(_write, PassThroughH11, batch)
+    assert again[0] is framed[0]
 
 
 def test_the_wire_is_what_hypercorn_writes() -> None:
