@@ -19,9 +19,12 @@ one) is framed once, its three pieces joined into one object kept for the next c
 (:class:`_FramedChunks`), so that each client's write of a batch is one send, not three: one
 copy per batch instead of one per client, and the write pass over 100 clients took about 50 ms
 instead of 75 (docs/performance.md).
-It relies on one name of hypercorn's (the class its connection wrapper makes, looked up in
-``hypercorn.protocol``); with a hypercorn that is shaped otherwise, nothing is changed and the
-server works as before, copying.
+
+It relies on two of hypercorn's internals (as of 0.17 and 0.18): the name of the class its
+connection wrapper makes, looked up in ``hypercorn.protocol``, and the method overridden,
+``_send_h11_event``. :func:`install` checks both; with a hypercorn shaped otherwise it
+changes nothing and the server works as before, copying (``tests/serve/test_passthrough.py``
+fails then, so an upgrade that loses this is seen).
 """
 
 from __future__ import annotations
