@@ -43,9 +43,11 @@ from arena.text import seat_name
 #: How many events the hub keeps for clients that are behind or reconnect (Last-Event-ID).
 EVENT_BUFFER = 20_000
 #: The stream is cut into a batch this often (seconds): each client is woken and written to
-#: at most once per batch. A tenth of a second keeps a page current and a hundred clients
-#: cheap (a thousand writes a second in all).
-BATCH_S = 0.1
+#: at most once per batch. A twentieth of a second: with each write one send of the batch's
+#: own bytes (`arena.serve.passthrough`), 100 clients of 64 busy matches read the moves sooner
+#: than at a tenth (benchmarks/serve_bench.py: p95 137 to 198 ms against 188 to 302 ms,
+#: alternated), for twenty writes a second per client at most.
+BATCH_S = 0.05
 #: How many finished matches keep their live data (a finished match is then its replay's).
 FINISHED_KEPT = 64
 #: How many finished matches the state lists (the most recent).

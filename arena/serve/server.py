@@ -160,6 +160,9 @@ async def serving(
     from hypercorn.config import Config
     from hypercorn.trio import serve
 
+    from arena.serve.passthrough import install
+
+    install()  # every client's write of a batch without a copy of it
     app = App(hub, root)
     config = Config()
     # A copy of the socket for hypercorn, which closes it when it stops: the server can be

@@ -30,6 +30,8 @@ from arena.tournament.jobs import (
 #: Seconds a worker has to stop its matches (and their bots) after SIGTERM before SIGKILL.
 WORKER_STOP_GRACE_S = 10.0
 MAX_RESULT_LINE = 64 << 20
+#: Live events a collector takes from a worker's pipe before it lets other tasks run.
+EVENTS_AT_ONCE = 1000
 
 
 @dataclass
@@ -122,11 +124,17 @@ class WorkerPool:
                 message = await receive(index)
                 # A match's live events come while it is in flight: they are read one after
                 # another without taking the condition (a scheduler round trip per event
-                # made a live tournament's parent fall behind its workers).
+                # made a live tournament's parent fall behind its workers), and those already
+                # read or waiting in the pipe, up to EVENTS_AT_ONCE, without passing through
+                # the scheduler at all: with a hundred clients of the live server, the
+                # collector's turn comes once per round of their writes.
+                taken = 0
                 while isinstance(message, JobEvent):
                     if on_event is not None:
                         on_event(message)
-                    message = await receive(index)
+                    taken += 1
+                    line = None if taken % EVENTS_AT_ONCE == 0 else slot.process.poll_line_nowait()
+                    message = await receive(index) if line is None else decode_from_worker(line)
                 if isinstance(message, JobStarted):
                     await on_started(message.table)
                     continue

@@ -14,7 +14,7 @@ import trio.testing
 from arena.live_events import LiveEvent
 from arena.replay import read_replay
 from arena.serve.app import App
-from arena.serve.hub import Batch, BehindError, Hub
+from arena.serve.hub import BATCH_S, Batch, BehindError, Hub
 from tests.serve.test_follow import GOLDEN, live_events
 
 EVENTS = live_events(read_replay(GOLDEN / "matador-2p-hands.replay.json"))
@@ -164,3 +164,23 @@ def test_every_client_is_written_one_chunk_per_batch_the_same_bytes() -> None:
     assert bodies[0][2] is bodies[1][2] is second.sse(hub.token)
     assert bodies[2][1] == _text(hub, 21, 30)  # connected after event 20
     assert hub.writes == 5
+
+
+def test_the_server_cuts_a_batch_every_twentieth_of_a_second() -> None:
+    """Events fed at once are batched within :data:`BATCH_S`, a twentieth of a second."""
+    assert BATCH_S == 0.05
+    hub = Hub()
+    cut_at: list[float] = []
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(hub.cut_batches)
+            await trio.sleep(0.01)
+            _feed(hub, EVENTS[:5])
+            await hub.wait(0)
+            cut_at.append(trio.current_time())
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert cut_at == [pytest.approx(0.05)]
+    assert hub.batched == 5
