@@ -117,6 +117,9 @@ def _malformed(error: ProtocolError, request_id: int | None) -> Rejection:
 _TAILS: dict[bytes, Accepted] = {}
 #: The most tails `_TAILS` holds before it starts again (a bot's debug notes are its own).
 _TAILS_LIMIT = 4096
+#: The longest tail kept: a move and a short note. Longer notes (the protocol allows 1,024
+#: characters) are judged but not kept: the cache holds at most 4096 x 256 bytes of tails.
+_TAIL_BYTES = 256
 
 
 def judge_move(
@@ -131,8 +134,9 @@ def judge_move(
     after another id is judged from that tail without decoding it again: the rest of such a
     line is the same bytes, so it decodes to the same move and note. Only tails without a
     backslash or an ``"id"`` of their own are kept (no second ``id`` key can hide in them),
-    and the move is still looked up in this request's legal list; any other line (another
-    id, spacing, key order) takes the full path below.
+    and the move is still looked up in this request's legal list; tails over 256 bytes are not
+    kept (the cache's memory is bounded whatever bots send); any other line (another id,
+    spacing, key order) takes the full path below.
     """
     head = b'{"type":"move","id":%d,"move":' % request_id
     if line.startswith(head):
@@ -180,7 +184,7 @@ def judge_move(
     accepted = Accepted(move, reply.debug)
     if line.startswith(head):
         tail = line[len(head) :]
-        if b"\\" not in tail and b'"id"' not in tail:
+        if len(tail) <= _TAIL_BYTES and b"\\" not in tail and b'"id"' not in tail:
             if len(_TAILS) >= _TAILS_LIMIT:
                 _TAILS.clear()
             _TAILS[tail] = accepted

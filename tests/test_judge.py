@@ -217,3 +217,24 @@ def test_a_known_reply_tail_is_judged_as_a_fresh_decoding_would() -> None:
         assert got == expected
     assert judge._TAILS, "the cache served nothing"
     assert all(b'"id"' not in tail and b"\\" not in tail for tail in judge._TAILS)
+
+
+def test_the_cache_of_accepted_tails_keeps_no_long_note() -> None:
+    """A bot's long notes are judged as any reply but never kept: the cache's memory is bounded
+    (4096 tails of at most 256 bytes) whatever a bot sends."""
+    from arena import judge
+
+    game = get_game("matador")
+    rules = game.parse_rules({})
+    state = game.start_hand(rules, 2, game.deal(rules, 2, 1))
+    view = state.view(state.to_move)
+    move = view.legal[0]
+    assert move.tile is not None
+    a, b = move.tile
+    wire = f'{{"action":"play","tile":[{a},{b}],"end":null,"out":{move.out}}}'
+    judge._TAILS.clear()
+    for request_id, note in enumerate(("n" * 150, "x" * 300, "y" * 1024), start=1):
+        line = f'{{"type":"move","id":{request_id},"move":{wire},"debug":"{note}"}}'.encode()
+        judged = judge_move(line, request_id, view)
+        assert judged == Accepted(move, note)
+    assert [len(tail) for tail in judge._TAILS] == [len(wire) + len(',"debug":""}') + 150]
