@@ -38,7 +38,7 @@ class HandBegan(msgspec.Struct, frozen=True, tag="hand_start"):
     hand: HandRecord
 
 
-class Played(msgspec.Struct, frozen=True, tag="event"):
+class Played(msgspec.Struct, frozen=True, tag="event", gc=False):
     """One event of the current hand, as the replay records it."""
 
     event: HandEvent

@@ -100,7 +100,7 @@ class JobStarted(msgspec.Struct, frozen=True, tag="started"):
     table: int
 
 
-class JobEvent(msgspec.Struct, frozen=True, tag="live"):
+class JobEvent(msgspec.Struct, frozen=True, tag="live", gc=False):
     """One live event of a match in progress (`arena.live_events`; jobs with ``live`` only)."""
 
     table: int
