@@ -506,27 +506,9 @@ class _MatchRunner:
             judged = judge_move(line, request_id, view, seat.struck_ids)
             if type(judged) is Accepted:
                 seat.transcript.append(("received", line))
-                move = judged.move
-                late = None
-                if elapsed > deadline - started:
-                    elapsed, over = accepted_elapsed(elapsed, deadline - started)
-                    late = late_ms(over)
-                if elapsed > clock.move_s:
-                    clock.charge(elapsed)
-                # Action's first seven fields, positionally (msgspec matches keywords slowly).
-                action = Action(
-                    seat_no,
-                    move_to_wire(move),
-                    request_id,
-                    time_left_ms,
-                    round(elapsed * 1000, 3),
-                    late,
-                    judged.debug,
+                return self._accepted(
+                    match, seat_no, judged, request_id, time_left_ms, elapsed, clock.allowance
                 )
-                self.events.append(action)  # _event, inline
-                if self.observe is not None:
-                    self.observe(Played(action))
-                return match.apply(move)
         self.pending = Pending(
             seat, request_id, number, started, deadline, time_left_ms, view, sent, message
         )
@@ -596,26 +578,50 @@ class _MatchRunner:
                     self.resumed = _AWAIT_REPLY
                     return match
                 raise _BotFailed(rejected_failure(seat.channel, line, judged, Phase.MOVE, number))
-            move = judged.move
-            # A reply in hand was in time: one found by the last look after the deadline fired
-            # was waiting in the pipe already, so the bot is charged the allowance at most, and
-            # the replay says how late the referee took it up.
-            elapsed, late = accepted_elapsed(elapsed, deadline - started)
-            clock.charge(elapsed)
         except _BotFailed as failed:
             self.pending = None
             return await self._move_failed(seat, failed.failure, pending, match)
-        self._event(
-            Action(
-                seat=seat_no,
-                move=move_to_wire(move),
-                request_id=request_id,
-                time_left_ms=time_left_ms,
-                elapsed_ms=round(elapsed * 1000, 3),
-                late_ms=late_ms(late),
-                debug=judged.debug,
-            )
+        return self._accepted(
+            match, seat_no, judged, request_id, time_left_ms, elapsed, deadline - started
         )
+
+    def _accepted(
+        self,
+        match: Match,
+        seat_no: int,
+        judged: Accepted,
+        request_id: int,
+        time_left_ms: int,
+        elapsed: float,
+        allowance: float,
+    ) -> Match:
+        """The match after a move accepted as in time, taken up ``elapsed`` seconds after its
+        request: the seat's clock charged, the move recorded (`Action`) and played.
+
+        A reply in hand was in time: one found by the last look after the deadline fired was
+        waiting in the pipe already, so the bot is charged the allowance at most, and the
+        replay says how late the referee took it up (`accepted_elapsed`)."""
+        late = None
+        if elapsed > allowance:
+            elapsed, over = accepted_elapsed(elapsed, allowance)
+            late = late_ms(over)
+        clock = self.seats[seat_no].clock
+        if elapsed > clock.move_s:  # `charge` changes nothing below the per-move limit
+            clock.charge(elapsed)
+        move = judged.move
+        # Action's first seven fields, positionally (msgspec matches keywords slowly).
+        action = Action(
+            seat_no,
+            move_to_wire(move),
+            request_id,
+            time_left_ms,
+            round(elapsed * 1000, 3),
+            late,
+            judged.debug,
+        )
+        self.events.append(action)  # `_event`, inline
+        if self.observe is not None:
+            self.observe(Played(action))
         return match.apply(move)
 
     async def _finish(self, match: Match) -> None:
