@@ -19,6 +19,11 @@ served / off ratio (runs seconds apart share the machine's state; rounds minutes
   after another as soon as the server's socket listens;
 - ``serve, no client``: ``--serve`` with nobody connected (the cost of following the matches).
 
+``--pin`` runs one worker process instead of two, it and its bots on vCPU 0, and moves the
+tournament's parent (the server) and every client to vCPU 1 once the worker exists, so that
+the 100 local client processes do not share the referee's vCPU (on a real contest they are
+other machines' browsers).
+
 Columns: ``moves``; ``ref µs/move``, the referee's CPU per move as the tournament reports it
 (the workers' CPU less their file writing, over the moves: the live events' encoding and
 writing are in it); ``wall s``; ``server CPU s``, the tournament's parent process (the server)
@@ -31,13 +36,14 @@ Targets: referee CPU per move at most 5% above ``off`` (both ratios), latency p9
 
 Usage::
 
-    python3 benchmarks/serve_bench.py [--rounds 32] [--hands 8] [--repeat 2] [--clients 100]
+    python3 benchmarks/serve_bench.py [--rounds 32] [--hands 8] [--repeat 2] [--clients 100] [--pin]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import re
@@ -50,6 +56,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +81,7 @@ def free_port() -> int:
         return port
 
 
-def tournament_args(binary: Path, out: Path, rounds: int, hands: int) -> list[str]:
+def tournament_args(binary: Path, out: Path, rounds: int, hands: int, workers: int) -> list[str]:
     bots = [f"{binary} seat-0", f"{binary} seat-1"]
     return [
         sys.executable,
@@ -89,7 +96,7 @@ def tournament_args(binary: Path, out: Path, rounds: int, hands: int) -> list[st
         "--concurrency",
         "64",
         "--workers",
-        "2",
+        str(workers),
         "--seed",
         "1",
         "--sandbox",
@@ -183,10 +190,40 @@ def stats(port: int) -> dict[str, int]:
     return result
 
 
-def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict[str, float]:
+#: ``--pin``: the referee's vCPU (its one worker process and the bots) and the other one (the
+#: tournament's parent, which serves, and every client).
+REFEREE_CPU, SERVER_CPU = 0, 1
+
+
+def _pinned(cpu: int | None) -> Callable[[], None] | None:
+    """A ``preexec_fn`` that puts the child on ``cpu`` (None: no pinning)."""
+    if cpu is None:
+        return None
+    return functools.partial(os.sched_setaffinity, 0, {cpu})
+
+
+def _move_parent(process: subprocess.Popen[bytes]) -> None:
+    """``--pin``: once the tournament's worker exists (it inherits the referee's vCPU, and its
+    bots from it), move every thread of the parent to the server's vCPU."""
+    tasks = Path(f"/proc/{process.pid}/task")
+    deadline = time.monotonic() + 120
+    with contextlib.suppress(OSError):  # the process may be gone: run_once reports it
+        while process.poll() is None and time.monotonic() < deadline:
+            # trio may start the worker from any of the parent's threads
+            if any((task / "children").read_text().split() for task in tasks.iterdir()):
+                break
+            time.sleep(0.005)
+        for task in tasks.iterdir():
+            os.sched_setaffinity(int(task.name), {SERVER_CPU})
+
+
+def run_once(
+    binary: Path, rounds: int, hands: int, clients: int | None, pin: bool = False
+) -> dict[str, float]:
     """One tournament (served to ``clients`` SSE clients, or not served); its figures."""
+    client_cpu = SERVER_CPU if pin else None
     with tempfile.TemporaryDirectory() as tmp:
-        args = tournament_args(binary, Path(tmp) / "out", rounds, hands)
+        args = tournament_args(binary, Path(tmp) / "out", rounds, hands, 1 if pin else 2)
         port = free_port()
         if clients is not None:
             args += ["--serve", f"127.0.0.1:{port}"]
@@ -198,7 +235,7 @@ def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict
         process: subprocess.Popen[bytes] | None = None
         watched: dict[str, float] = {}
         try:  # whatever happens, every process started here is stopped
-            _start_timed(port, clients or 0, children)
+            _start_timed(port, clients or 0, children, client_cpu)
             timers = list(children)
             started = time.monotonic()
             with log.open("wb") as out:
@@ -209,8 +246,11 @@ def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict
                     stderr=subprocess.STDOUT,
                     env={**os.environ, "PYTHONPATH": str(ROOT)},
                     start_new_session=True,
+                    preexec_fn=_pinned(REFEREE_CPU if pin else None),
                 )
-            _start_readers(port, (clients or 0) - len(timers), process, children)
+            if pin:
+                _move_parent(process)
+            _start_readers(port, (clients or 0) - len(timers), process, children, client_cpu)
             readers = children[len(timers) :]
             if clients is not None:
                 watched = _watch(port, clients, timers, readers, log, process)
@@ -232,7 +272,9 @@ def run_once(binary: Path, rounds: int, hands: int, clients: int | None) -> dict
     return figures
 
 
-def _start_timed(port: int, clients: int, started: list[subprocess.Popen[bytes]]) -> None:
+def _start_timed(
+    port: int, clients: int, started: list[subprocess.Popen[bytes]], cpu: int | None
+) -> None:
     """Start the timed clients (processes of their own, :func:`timed_client`: each connects
     once the server's socket listens), appending each to ``started`` (so that all are
     stopped whatever happens)."""
@@ -241,13 +283,21 @@ def _start_timed(port: int, clients: int, started: list[subprocess.Popen[bytes]]
         argv = [*me, "--timed-client", str(port)]
         started.append(
             subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, start_new_session=True
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=_pinned(cpu),
             )
         )
 
 
 def _start_readers(
-    port: int, count: int, process: subprocess.Popen[bytes], started: list[subprocess.Popen[bytes]]
+    port: int,
+    count: int,
+    process: subprocess.Popen[bytes],
+    started: list[subprocess.Popen[bytes]],
+    cpu: int | None,
 ) -> None:
     """Once the server's socket listens, start ``count`` clients that read every byte and
     discard it: ``curl`` processes (or, without curl, this script's ``--read-client``),
@@ -271,7 +321,14 @@ def _start_readers(
         else [*me, "--read-client", str(port)]
     )
     for _ in range(count):
-        started.append(subprocess.Popen(reader, stdin=subprocess.DEVNULL, start_new_session=True))
+        started.append(
+            subprocess.Popen(
+                reader,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=_pinned(cpu),
+            )
+        )
 
 
 def _watch(
@@ -362,6 +419,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=8, help="hands per match")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each configuration")
     parser.add_argument("--clients", type=int, default=100, help="SSE clients")
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="one worker process, it and its bots on vCPU 0; the server and its clients on vCPU 1",
+    )
     parser.add_argument("--timed-client", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--read-client", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -376,9 +438,9 @@ def main(argv: list[str] | None = None) -> int:
     binary = build_c_bot()
     runs: dict[str, list[dict[str, float]]] = {"off": [], "serve0": [], "serve": []}
     for _ in range(args.repeat):
-        runs["off"].append(run_once(binary, args.rounds, args.hands, None))
-        runs["serve0"].append(run_once(binary, args.rounds, args.hands, 0))
-        runs["serve"].append(run_once(binary, args.rounds, args.hands, args.clients))
+        runs["off"].append(run_once(binary, args.rounds, args.hands, None, args.pin))
+        runs["serve0"].append(run_once(binary, args.rounds, args.hands, 0, args.pin))
+        runs["serve"].append(run_once(binary, args.rounds, args.hands, args.clients, args.pin))
     best = {name: min(rows, key=lambda r: r["ref_us"]) for name, rows in runs.items()}
     head = f"{'row':<22}{'matches':>8}{'ref µs/move':>13}{'wall s':>8}"
     head += f"{'server CPU s':>14}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'dropped':>9}"
