@@ -431,6 +431,11 @@ def main(argv: list[str] | None = None) -> int:
         return timed_client(args.timed_client)
     if args.read_client is not None:
         return read_client(args.read_client)
+    if args.pin and not {REFEREE_CPU, SERVER_CPU} <= os.sched_getaffinity(0):
+        parser.error(
+            f"--pin needs vCPUs {REFEREE_CPU} and {SERVER_CPU}; this process may run on"
+            f" {sorted(os.sched_getaffinity(0))}"
+        )
     # Imported here: a client process (above) imports nothing of the arena's.
     sys.path.insert(0, str(ROOT))
     from benchmarks.referee_bench import build_c_bot
