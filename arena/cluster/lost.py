@@ -31,9 +31,19 @@ class SchedulerLostError(ClusterError):
 
 
 def scheduler_lost(error: BaseException, client: Any) -> bool:
-    """Whether a task's failure is the lost scheduler (not the match's own problem)."""
+    """Whether a task's failure is the lost scheduler (not the match's own problem).
+
+    Besides Dask's own cancellation and a client that is not running, a result whose fetch
+    broke on a closed connection (``CommClosedError``: the scheduler was killed while the
+    result was on its way) is the scheduler lost too, even if the client has not noticed yet
+    or has reconnected already: the match is played again, not recorded as an error.
+    """
+    from distributed.comm.core import CommClosedError
+
     reason = getattr(error, "reason", None)
-    return reason == "scheduler-connection-lost" or client_status(client) != "running"
+    if reason == "scheduler-connection-lost" or client_status(client) != "running":
+        return True
+    return isinstance(error, CommClosedError)
 
 
 def client_status(client: Any) -> str:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import distributed.comm.core
 import pytest
 
-from arena.cluster.lost import retry_while_reconnecting, wait_for_workers
+from arena.cluster.lost import retry_while_reconnecting, scheduler_lost, wait_for_workers
 
 
 class CommClosedError(OSError):
@@ -51,3 +52,27 @@ def test_a_request_is_retried_while_its_connection_drops_then_the_error_is_raise
         retry_while_reconnecting(always, 0.3)
     with pytest.raises(TimeoutError):
         retry_while_reconnecting(Flaky(TimeoutError("slow")), 5.0)
+
+
+class RunningClient:
+    status = "running"
+
+
+def test_a_result_whose_fetch_broke_on_a_closed_connection_is_the_scheduler_lost() -> None:
+    """The gather's connection reset as the scheduler is killed, seen before the client
+    notices (it failed a CI run: the match was recorded as an internal error)."""
+    error = distributed.comm.core.CommClosedError(
+        "in <TCP (closed) ConnectionPool.gather>: ConnectionResetError: [Errno 104]"
+    )
+    assert scheduler_lost(error, RunningClient())
+
+
+def test_a_match_that_failed_by_itself_is_not_the_scheduler_lost() -> None:
+    assert not scheduler_lost(RuntimeError("the task raised"), RunningClient())
+    assert not scheduler_lost(OSError("no space left on device"), RunningClient())
+
+
+def test_a_client_that_is_not_running_is_the_scheduler_lost() -> None:
+    client = RunningClient()
+    client.status = "connecting"
+    assert scheduler_lost(RuntimeError("anything"), client)
