@@ -12,7 +12,7 @@ from arena.cluster.lost import retry_while_reconnecting, scheduler_lost, wait_fo
 
 
 class CommClosedError(OSError):
-    """As Dask's (an ``OSError``)."""
+    """As Dask's (an ``OSError``), for the retries; `scheduler_lost` is tested with Dask's own."""
 
 
 class Flaky:
