@@ -3,11 +3,14 @@ and 100 connected ``/events`` clients.
 
 Each row runs a real ``arena tournament`` process (two worker processes, ``--concurrency 64``,
 two entrants that are both ``benchmarks/c_bot/instant_bot.c``, which answer at once, so nearly
-all the CPU is the arena's; ``--sandbox none``, generous clocks), alternating the two
-configurations ``--repeat`` times (the VM is shared and noisy: a round runs the three one after
-another) and keeping the run with the least referee CPU per move of each for the table; the
-CPU ratio is given both from those runs and as the median over the rounds of each round's own
-served / off ratio (runs seconds apart share the machine's state; rounds minutes apart do not):
+all the CPU is the arena's; ``--sandbox none``, generous clocks). A round runs the three
+configurations one after another, in an order rotated by one each round, so that over three
+rounds each runs once first, once second and once last (the first run of a round has tended to
+be the cheapest: a fixed order biased the ratio by ~15%); ``--repeat`` rounds (a multiple of 3
+keeps the orders balanced; the VM is shared and noisy). The table keeps the run with the least
+referee CPU per move of each configuration; the CPU ratio is given both from those runs and as
+the median over the rounds of each round's own served / off ratio (runs seconds apart share the
+machine's state; rounds minutes apart do not):
 
 - ``off``: no ``--serve`` (the workers build no live event);
 - ``serve + 100 SSE``: ``--serve 127.0.0.1:PORT`` and 100 clients of ``/events``, every one
@@ -36,7 +39,7 @@ Targets: referee CPU per move at most 5% above ``off`` (both ratios), latency p9
 
 Usage::
 
-    python3 benchmarks/serve_bench.py [--rounds 32] [--hands 8] [--repeat 2] [--clients 100] [--pin]
+    python3 benchmarks/serve_bench.py [--rounds 32] [--hands 8] [--repeat 3] [--clients 100] [--pin]
 """
 
 from __future__ import annotations
@@ -72,6 +75,17 @@ def round_ratios(off: list[dict[str, float]], other: list[dict[str, float]]) -> 
     runs follow one another within seconds, so they share the VM's mood of the moment (two
     ``off`` runs of different rounds have differed by up to 60%)."""
     return [o["ref_us"] / f["ref_us"] for f, o in zip(off, other, strict=True)]
+
+
+ROW_NAMES = ("off", "serve0", "serve")
+
+
+def row_order(index: int) -> tuple[str, ...]:
+    """The order of the three rows in round ``index``: rotated by one each round, so that over
+    every three rounds each row runs once first, once second and once last (the first run of a
+    round has tended to be the cheapest: a fixed order biased the ratio by ~15%)."""
+    shift = index % len(ROW_NAMES)
+    return ROW_NAMES[shift:] + ROW_NAMES[:shift]
 
 
 def free_port() -> int:
@@ -417,7 +431,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=32, help="rounds (2 matches each)")
     parser.add_argument("--hands", type=int, default=8, help="hands per match")
-    parser.add_argument("--repeat", type=int, default=2, help="runs of each configuration")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="rounds (each runs every configuration once)"
+    )
     parser.add_argument("--clients", type=int, default=100, help="SSE clients")
     parser.add_argument(
         "--pin",
@@ -442,10 +458,13 @@ def main(argv: list[str] | None = None) -> int:
 
     binary = build_c_bot()
     runs: dict[str, list[dict[str, float]]] = {"off": [], "serve0": [], "serve": []}
-    for _ in range(args.repeat):
-        runs["off"].append(run_once(binary, args.rounds, args.hands, None, args.pin))
-        runs["serve0"].append(run_once(binary, args.rounds, args.hands, 0, args.pin))
-        runs["serve"].append(run_once(binary, args.rounds, args.hands, args.clients, args.pin))
+    clients_of: dict[str, int | None] = {"off": None, "serve0": 0, "serve": args.clients}
+    orders: list[tuple[str, ...]] = []
+    for index in range(args.repeat):
+        order = row_order(index)
+        orders.append(order)
+        for name in order:
+            runs[name].append(run_once(binary, args.rounds, args.hands, clients_of[name], args.pin))
     best = {name: min(rows, key=lambda r: r["ref_us"]) for name, rows in runs.items()}
     head = f"{'row':<22}{'matches':>8}{'ref µs/move':>13}{'wall s':>8}"
     head += f"{'server CPU s':>14}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}{'dropped':>9}"
@@ -479,6 +498,7 @@ def main(argv: list[str] | None = None) -> int:
         f" each round: [{', '.join(f'{r:.3f}' for r in paired_idle)}]"
     )
     print(f"every run, µs/move: off [{every}], no client [{every_idle}], served [{every_served}]")
+    print(f"each round's order: {'; '.join(', '.join(order) for order in orders)}")
     for r in runs["serve"]:
         print(
             f"served run: p95 {r.get('p95_ms', float('nan')):.1f} ms over {r.get('timed', 0):.0f}"
