@@ -13,19 +13,22 @@ the median over the rounds of each round's own served / off ratio (runs seconds 
 machine's state; rounds minutes apart do not):
 
 - ``off``: no ``--serve`` (the workers build no live event);
-- ``serve + 100 SSE``: ``--serve 127.0.0.1:PORT`` and 100 clients of ``/events``, every one
-  a process of its own, reading every byte until the server closes the stream: 10 timed
-  clients (this script's ``--timed-client``: a blocking socket read in chunks of up to 1 MiB;
-  of each ``move`` event only its ``time`` is taken, by one bytes search per chunk, no JSON
-  decoding, so a client never falls behind its own parsing), started before the tournament,
-  and 90 ``curl -sN -o /dev/null`` (``--read-client`` when curl is missing), started one
-  after another as soon as the server's socket listens;
+- ``serve + 100 SSE``: ``--serve 127.0.0.1:PORT`` and 100 clients of ``/events``, each
+  reading every byte until the server closes the stream, all started before the tournament and
+  connected as soon as its socket listens: 10 timed clients, each a process of its own (this
+  script's ``--timed-client``: a blocking socket read in chunks of up to 1 MiB; of each
+  ``move`` event only its ``time`` is taken, by one bytes search per chunk, no JSON decoding,
+  so a client never falls behind its own parsing), and 90 readers that discard what they read,
+  all 90 connections held by one process (``--read-client PORT --connections 90``: 90
+  processes of their own, curl's, took ~1.4 s to start after the socket listened, most of the
+  tournament's play);
 - ``serve, no client``: ``--serve`` with nobody connected (the cost of following the matches).
 
 ``--pin`` runs one worker process instead of two, it and its bots on vCPU 0, and moves the
-tournament's parent (the server) and every client to vCPU 1 once the worker exists, so that
-the 100 local client processes do not share the referee's vCPU (on a real contest they are
-other machines' browsers).
+tournament's parent (the server) to vCPU 1 once the worker exists (known by its command line;
+the script stops if the worker is not on vCPU 0), with every client started on vCPU 1, so that
+the local clients do not share the referee's vCPU (on a real contest they are other machines'
+browsers).
 
 Columns: ``moves``; ``ref µs/move``, the referee's CPU per move as the tournament reports it
 (the workers' CPU less their file writing, over the moves: the live events' encoding and
@@ -51,7 +54,7 @@ import json
 import os
 import re
 import resource
-import shutil
+import selectors
 import signal
 import socket
 import statistics
@@ -216,19 +219,56 @@ def _pinned(cpu: int | None) -> Callable[[], None] | None:
     return functools.partial(os.sched_setaffinity, 0, {cpu})
 
 
-def _move_parent(process: subprocess.Popen[bytes]) -> None:
-    """``--pin``: once the tournament's worker exists (it inherits the referee's vCPU, and its
-    bots from it), move every thread of the parent to the server's vCPU."""
-    tasks = Path(f"/proc/{process.pid}/task")
+#: The tournament's worker processes' command line (`arena.tournament.pool`).
+WORKER_MODULE = b"arena.tournament.worker"
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of every thread of ``pid`` (trio may start one from any thread)."""
+    tasks = Path(f"/proc/{pid}/task")
+    return [
+        int(child) for task in tasks.iterdir() for child in (task / "children").read_text().split()
+    ]
+
+
+def _move_parent(process: subprocess.Popen[bytes]) -> list[int]:
+    """``--pin``: once the tournament's worker exists (forked from the parent while the parent
+    is still on the referee's vCPU, so it inherits it, and its bots from it), move every thread
+    of the parent to the server's vCPU; the worker's pids.
+
+    The worker is known by its command line: the parent starts other processes before it (the
+    entrants' bots, for their ready check), and moving the parent when the first of those
+    appeared put the worker, started after, on the server's vCPU with the clients."""
     deadline = time.monotonic() + 120
+    workers: list[int] = []
     with contextlib.suppress(OSError):  # the process may be gone: run_once reports it
         while process.poll() is None and time.monotonic() < deadline:
-            # trio may start the worker from any of the parent's threads
-            if any((task / "children").read_text().split() for task in tasks.iterdir()):
+            for child in _children(process.pid):
+                with contextlib.suppress(OSError):
+                    if WORKER_MODULE in Path(f"/proc/{child}/cmdline").read_bytes():
+                        workers.append(child)
+            if workers:
                 break
-            time.sleep(0.005)
-        for task in tasks.iterdir():
+            time.sleep(0.002)
+        for task in Path(f"/proc/{process.pid}/task").iterdir():
             os.sched_setaffinity(int(task.name), {SERVER_CPU})
+    return workers
+
+
+def _check_pinned(process: subprocess.Popen[bytes], workers: list[int]) -> None:
+    """``--pin``: stop the benchmark if the worker is not on the referee's vCPU."""
+    where = sorted({_affinity(pid) for pid in workers})
+    if where != [str(REFEREE_CPU)] and process.poll() is None:
+        sys.exit(f"serve_bench: --pin: the worker runs on vCPU(s) {where}, not {REFEREE_CPU}")
+
+
+def _affinity(pid: int) -> str:
+    """The vCPUs ``pid`` may run on (``Cpus_allowed_list``), or ``?`` once it is gone."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Cpus_allowed_list:"):
+                return line.split()[1]
+    return "?"
 
 
 def run_once(
@@ -242,15 +282,17 @@ def run_once(
         if clients is not None:
             args += ["--serve", f"127.0.0.1:{port}"]
         log = Path(tmp) / "log.txt"
-        # The timed clients are started first (a Python process takes a tenth of a second to
-        # start) and connect as soon as the server's socket listens (bound before anything
-        # is played; hypercorn accepts them when it starts); the readers once it listens.
+        # Every client is started first (a Python process takes a tenth of a second to start)
+        # and connects as soon as the server's socket listens (bound before anything is
+        # played; hypercorn accepts them when it starts).
         children: list[subprocess.Popen[bytes]] = []
         process: subprocess.Popen[bytes] | None = None
         watched: dict[str, float] = {}
         try:  # whatever happens, every process started here is stopped
             _start_timed(port, clients or 0, children, client_cpu)
             timers = list(children)
+            _start_readers(port, (clients or 0) - len(timers), children, client_cpu)
+            readers = children[len(timers) :]
             started = time.monotonic()
             with log.open("wb") as out:
                 process = subprocess.Popen(
@@ -263,9 +305,7 @@ def run_once(
                     preexec_fn=_pinned(REFEREE_CPU if pin else None),
                 )
             if pin:
-                _move_parent(process)
-            _start_readers(port, (clients or 0) - len(timers), process, children, client_cpu)
-            readers = children[len(timers) :]
+                _check_pinned(process, _move_parent(process))
             if clients is not None:
                 watched = _watch(port, clients, timers, readers, log, process)
             process.wait(timeout=3600)
@@ -307,42 +347,22 @@ def _start_timed(
 
 
 def _start_readers(
-    port: int,
-    count: int,
-    process: subprocess.Popen[bytes],
-    started: list[subprocess.Popen[bytes]],
-    cpu: int | None,
+    port: int, count: int, started: list[subprocess.Popen[bytes]], cpu: int | None
 ) -> None:
-    """Once the server's socket listens, start ``count`` clients that read every byte and
-    discard it: ``curl`` processes (or, without curl, this script's ``--read-client``),
-    appended to ``started``. They are started only then, one after another (a few ms each):
-    curl retries a refused connection only after whole seconds, and retrying it sooner from a
-    shell forks a curl per attempt, which filled the machine."""
+    """Start the ``count`` clients that read every byte and discard it: one process of this
+    script (``--read-client PORT --connections COUNT``) holding every one of their
+    connections, started before the tournament like the timed clients (so that all are
+    connected before the first move: 90 processes of their own took ~1.4 s to start, most of
+    a 64-match tournament's play), appended to ``started``."""
     if count <= 0:
         return
-    while process.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            time.sleep(0.01)
-    curl = shutil.which("curl")
-    url = f"http://127.0.0.1:{port}/events"
     me = [sys.executable, str(Path(__file__).resolve())]
-    reader = (
-        [curl, "-sN", "-o", os.devnull, "--retry-connrefused", "--retry", "30", url]
-        if curl is not None
-        else [*me, "--read-client", str(port)]
-    )
-    for _ in range(count):
-        started.append(
-            subprocess.Popen(
-                reader,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-                preexec_fn=_pinned(cpu),
-            )
+    argv = [*me, "--read-client", str(port), "--connections", str(count)]
+    started.append(
+        subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_pinned(cpu)
         )
+    )
 
 
 def _watch(
@@ -409,7 +429,7 @@ def _watch(
 
 
 def _end(clients: list[subprocess.Popen[bytes]]) -> None:
-    """Stop the clients still running, each with its process group (a shell and its curl)."""
+    """Stop the clients still running, each with its process group."""
     for client in clients:
         if client.poll() is None:
             with contextlib.suppress(ProcessLookupError):
@@ -417,13 +437,33 @@ def _end(clients: list[subprocess.Popen[bytes]]) -> None:
         client.wait()
 
 
-def read_client(port: int) -> int:
-    """An ``/events`` client that reads every byte and discards it (``--read-client``)."""
-    with _connect(port) as sock:
-        sock.sendall(b"GET /events HTTP/1.1\r\nHost: bench\r\n\r\n")
-        with contextlib.suppress(OSError):
-            while sock.recv(1 << 20):
-                pass
+def read_client(port: int, connections: int = 1) -> int:
+    """``connections`` clients of ``/events`` that read every byte and discard it
+    (``--read-client PORT --connections N``): each connects once the server listens, and all
+    are read in one process until the server closes every stream."""
+    request = b"GET /events HTTP/1.1\r\nHost: bench\r\n\r\n"
+    signal.signal(signal.SIGTERM, _stop)
+    with contextlib.suppress(_StopError), selectors.DefaultSelector() as selector:
+        for _ in range(connections):
+            sock = _connect(port)
+            sock.sendall(request)
+            sock.setblocking(False)
+            selector.register(sock, selectors.EVENT_READ)
+        open_streams = connections
+        while open_streams:
+            for key, _events in selector.select():
+                sock = key.fileobj
+                assert isinstance(sock, socket.socket)
+                try:
+                    data = sock.recv(1 << 20)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    selector.unregister(sock)
+                    sock.close()
+                    open_streams -= 1
     return 0
 
 
@@ -442,11 +482,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--timed-client", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--read-client", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--connections", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.timed_client is not None:
         return timed_client(args.timed_client)
     if args.read_client is not None:
-        return read_client(args.read_client)
+        return read_client(args.read_client, args.connections)
     if args.pin and not {REFEREE_CPU, SERVER_CPU} <= os.sched_getaffinity(0):
         parser.error(
             f"--pin needs vCPUs {REFEREE_CPU} and {SERVER_CPU}; this process may run on"
