@@ -10,7 +10,8 @@ be the cheapest: a fixed order biased the ratio by ~15%); ``--repeat`` rounds (a
 keeps the orders balanced; the VM is shared and noisy). The table keeps the run with the least
 referee CPU per move of each configuration; the CPU ratio is given both from those runs and as
 the median over the rounds of each round's own served / off ratio (runs seconds apart share the
-machine's state; rounds minutes apart do not):
+machine's state; rounds minutes apart do not), with a 95% interval of that median from
+resampling the rounds (bootstrap):
 
 - ``off``: no ``--serve`` (the workers build no live event);
 - ``serve + 100 SSE``: ``--serve 127.0.0.1:PORT`` and 100 clients of ``/events``, each
@@ -52,6 +53,7 @@ import contextlib
 import functools
 import json
 import os
+import random
 import re
 import resource
 import selectors
@@ -78,6 +80,14 @@ def round_ratios(off: list[dict[str, float]], other: list[dict[str, float]]) -> 
     runs follow one another within seconds, so they share the VM's mood of the moment (two
     ``off`` runs of different rounds have differed by up to 60%)."""
     return [o["ref_us"] / f["ref_us"] for f, o in zip(off, other, strict=True)]
+
+
+def median_interval(ratios: list[float], draws: int = 10_000) -> tuple[float, float]:
+    """A 95% interval of the median of ``ratios``, by resampling the rounds with replacement
+    (a fixed seed: the same rounds give the same interval)."""
+    rng = random.Random(0)
+    medians = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(draws))
+    return medians[int(0.025 * draws)], medians[int(0.975 * draws) - 1]
 
 
 ROW_NAMES = ("off", "serve0", "serve")
@@ -529,9 +539,11 @@ def main(argv: list[str] | None = None) -> int:
     paired = round_ratios(runs["off"], runs["serve"])
     paired_idle = round_ratios(runs["off"], runs["serve0"])
     print(f"\nreferee CPU per move, served / off (least of each): {ratio:.3f} (target <= 1.05)")
+    low, high = median_interval(paired)
     print(
         f"referee CPU per move, served / off, median of the {len(paired)} rounds:"
-        f" {statistics.median(paired):.3f} (target <= 1.05); each round:"
+        f" {statistics.median(paired):.3f} (target <= 1.05; 95% interval {low:.3f} to"
+        f" {high:.3f}, from resampling the rounds); each round:"
         f" [{', '.join(f'{r:.3f}' for r in paired)}]"
     )
     print(
