@@ -267,8 +267,12 @@ def _move_parent(process: subprocess.Popen[bytes]) -> list[int]:
 
 def _check_pinned(process: subprocess.Popen[bytes], workers: list[int]) -> None:
     """``--pin``: stop the benchmark if the worker is not on the referee's vCPU."""
+    if process.poll() is not None:
+        return  # the tournament ended already: run_once reports what it printed
+    if not workers:
+        sys.exit("serve_bench: --pin: the tournament started no worker process within 120 s")
     where = sorted({_affinity(pid) for pid in workers})
-    if where != [str(REFEREE_CPU)] and process.poll() is None:
+    if where != [str(REFEREE_CPU)]:
         sys.exit(f"serve_bench: --pin: the worker runs on vCPU(s) {where}, not {REFEREE_CPU}")
 
 
