@@ -340,24 +340,25 @@ def run_once(
     return figures
 
 
+def _client(args: list[str], cpu: int | None, stdout: int | None = None) -> subprocess.Popen[bytes]:
+    """A client process: this script with ``args``, in a session of its own, on ``cpu``."""
+    return subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        start_new_session=True,
+        preexec_fn=_pinned(cpu),
+    )
+
+
 def _start_timed(
     port: int, clients: int, started: list[subprocess.Popen[bytes]], cpu: int | None
 ) -> None:
     """Start the timed clients (processes of their own, :func:`timed_client`: each connects
     once the server's socket listens), appending each to ``started`` (so that all are
     stopped whatever happens)."""
-    me = [sys.executable, str(Path(__file__).resolve())]
     for _ in range(min(TIMED_CLIENTS, clients)):
-        argv = [*me, "--timed-client", str(port)]
-        started.append(
-            subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                start_new_session=True,
-                preexec_fn=_pinned(cpu),
-            )
-        )
+        started.append(_client(["--timed-client", str(port)], cpu, subprocess.PIPE))
 
 
 def _start_readers(
@@ -368,15 +369,8 @@ def _start_readers(
     connections, started before the tournament like the timed clients (so that all are
     connected before the first move: 90 processes of their own took ~1.4 s to start, most of
     a 64-match tournament's play), appended to ``started``."""
-    if count <= 0:
-        return
-    me = [sys.executable, str(Path(__file__).resolve())]
-    argv = [*me, "--read-client", str(port), "--connections", str(count)]
-    started.append(
-        subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_pinned(cpu)
-        )
-    )
+    if count > 0:
+        started.append(_client(["--read-client", str(port), "--connections", str(count)], cpu))
 
 
 def _watch(
