@@ -270,12 +270,21 @@ class App:
                 if await writer.write(head):
                     await self._pump(writer, cursor, match, steps_sent)
                 else:
-                    self.hub.dropped += 1
+                    self._gone(writer, dropped=True)
                 nursery.cancel_scope.cancel()
         finally:
-            if writer.stalled:  # cut off by the kernel in the middle of a write
-                self.hub.dropped += 1
-            self.clients -= 1
+            # cut off by the kernel in the middle of a write: dropped too
+            self._gone(writer, dropped=writer.stalled)
+
+    def _gone(self, writer: _Writer, *, dropped: bool) -> None:
+        """Count the stream's client as gone (and as dropped), once, at the moment it is:
+        ``/api/stats`` never shows a dropped client as still served."""
+        if writer.gone:
+            return
+        writer.gone = True
+        self.clients -= 1
+        if dropped:
+            self.hub.dropped += 1
 
     def _new_steps(
         self, chunk: bytes, match: int, sent: int, upto: int | None
@@ -304,14 +313,14 @@ class App:
                 else:
                     parts, cursor, sent = self._match_since(cursor, match, sent)
             except BehindError:
-                self.hub.dropped += 1
+                self._gone(writer, dropped=True)
                 return
             if not parts and not idle.cancelled_caught:
                 continue  # nothing of this client's match in the batch
             chunk = parts[0] if len(parts) == 1 else b"".join(parts) or b": keep-alive\n\n"
             self.hub.writes += 1
             if not await writer.write(chunk):
-                self.hub.dropped += 1
+                self._gone(writer, dropped=True)
                 return
 
     def _match_since(self, cursor: int, match: int, sent: int) -> tuple[list[bytes], int, int]:
@@ -343,6 +352,7 @@ class _Writer:
     def __init__(self, send: Send) -> None:
         self.send = send
         self.since: float | None = None  # when the write in progress began
+        self.gone = False  # counted as gone (`App._gone`)
 
     async def write(self, chunk: bytes) -> bool:
         """Write one chunk; ``False`` when it stalled (the client is dropped)."""

@@ -13,7 +13,7 @@ import trio.testing
 
 from arena.live_events import LiveEvent
 from arena.replay import read_replay
-from arena.serve.app import App
+from arena.serve.app import SEND_TIMEOUT_S, App
 from arena.serve.hub import BATCH_S, Batch, BehindError, Hub
 from tests.serve.test_follow import GOLDEN, live_events
 
@@ -184,3 +184,39 @@ def test_the_server_cuts_a_batch_every_twentieth_of_a_second() -> None:
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert cut_at == [pytest.approx(0.05)]
     assert hub.batched == 5
+
+
+def test_a_dropped_client_is_no_longer_counted_as_served_once_it_is_counted_dropped() -> None:
+    """The moment ``/api/stats`` counts a stalled client as dropped it no longer counts it
+    among the clients served (CI once read ``dropped`` 1 with both clients still counted),
+    and a client is counted once however its stream ends."""
+    hub = Hub()
+    app = App(hub, None)
+    seen: list[tuple[int, int]] = []  # (clients, dropped) while the stream winds down
+
+    async def stalls(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body":
+            await trio.sleep(SEND_TIMEOUT_S + 1)  # the write went through too late
+
+    async def receive() -> dict[str, Any]:
+        try:
+            await trio.sleep_forever()
+        finally:
+            seen.append((app.clients, hub.dropped))
+        raise AssertionError("unreachable")
+
+    async def reads(message: dict[str, Any]) -> None:
+        pass
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(app, _scope(), _never, reads)
+            nursery.start_soon(app, _scope(), receive, stalls)
+            await trio.testing.wait_all_tasks_blocked()
+            await trio.sleep(SEND_TIMEOUT_S + 2)
+            seen.append((app.clients, hub.dropped))
+            nursery.cancel_scope.cancel()
+        seen.append((app.clients, hub.dropped))
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert seen == [(1, 1), (1, 1), (0, 1)]
