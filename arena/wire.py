@@ -33,6 +33,9 @@ _REPLY_MOVES: dict[m.ReplyMove, Move] = {}
 _ENDS_JSON: dict[tuple[tuple[str, int], ...], bytes] = {}
 _SMALL_JSON: dict[tuple[int, ...], bytes] = {}
 _MOVE_JSON: dict[Move, bytes] = {}
+_LEGAL_JSON: dict[int, tuple[tuple[Move, ...], bytes]] = {}
+#: ``,"boneyard_size":N`` for every boneyard a double-nine set or smaller can leave.
+_BONEYARD_JSON = tuple(b',"boneyard_size":%d' % n for n in range(56))
 #: The most entries `_small_json`'s cache holds before it starts again.
 _CACHE_LIMIT = 4096
 _ENCODE = encode_value
@@ -133,6 +136,21 @@ def _small_json(values: tuple[int, ...]) -> bytes:
     return data
 
 
+def _legal_json(legal: tuple[Move, ...]) -> bytes:
+    """:func:`_moves_json` of a view's legal moves, cached by the tuple's identity: an engine
+    hands out the same tuple for the same position's moves wherever it can (from a memo), and
+    looking a tuple up by value would hash every move in it. The cache holds each tuple it
+    names, so an id in it is never another object's."""
+    entry = _LEGAL_JSON.get(id(legal))
+    if entry is not None and entry[0] is legal:
+        return entry[1]
+    data = _moves_json(legal)
+    if len(_LEGAL_JSON) >= _CACHE_LIMIT:
+        _LEGAL_JSON.clear()
+    _LEGAL_JSON[id(legal)] = (legal, data)
+    return data
+
+
 def _moves_json(moves: tuple[Move, ...]) -> bytes:
     """The JSON of a list of moves (a request's ``legal``) without its brackets, from each
     move's JSON (cached: moves are few and immutable; looked up by value in one C call)."""
@@ -226,7 +244,7 @@ class RequestBuilder:
         self._scoring: list[m.Score] = []
         # For request_line: the JSON of the history's first _json_events events, comma-joined
         # (and of the first _json_scores scoring events), and the last layout with its JSON.
-        self._history_json = b""
+        self._history_json = bytearray()
         self._json_events = 0
         self._scoring_json = b""
         self._json_scores = 0
@@ -245,7 +263,7 @@ class RequestBuilder:
         """Forget the previous hand's history (and its scoring events, if the game has any)."""
         self._history = []
         self._scoring = []
-        self._history_json = b""
+        self._history_json = bytearray()
         self._json_events = 0
         self._scoring_json = b""
         self._json_scores = 0
@@ -299,22 +317,21 @@ class RequestBuilder:
             end_count,
             _scoring,
         ) = view
-        history = self._history_json
+        history = self._history_json  # extended in place: joined below, never handed out
         done = self._json_events
         count = len(events)
         if done != count:
             if done + 1 == count:  # the referee's case: one event since the last request
                 event = events[done]
-                data = _EVENT_JSON.get(event) or _event_json(event)
-                history = history + b"," + data if done else data
+                if done:
+                    history += b","
+                history += _EVENT_JSON.get(event) or _event_json(event)
             elif done > count:
                 raise ValueError("the view's history is shorter than the last one: call new_hand()")
             else:
-                parts = [_event_json(event) for event in events[done:]]
                 if done:
-                    parts.insert(0, history)
-                history = b",".join(parts)
-            self._history_json = history
+                    history += b","
+                history += b",".join([_event_json(event) for event in events[done:]])
             self._json_events = count
         if layout is not self._layout or ends != self._ends:
             self._layout = layout
@@ -349,7 +366,9 @@ class RequestBuilder:
                 _ENCODE(hand),
                 self._layout_json,
                 small(hand_counts) or _small_json(hand_counts),
-                b',"boneyard_size":%d' % boneyard_size,
+                _BONEYARD_JSON[boneyard_size]
+                if boneyard_size < 56
+                else b',"boneyard_size":%d' % boneyard_size,
                 self._scores_json,
                 b',"draws":',
                 small(draws) or _small_json(draws),
@@ -358,7 +377,7 @@ class RequestBuilder:
                 b',"history":[',
                 history,
                 b'],"legal":[',
-                _moves_json(legal),
+                _legal_json(legal),
                 self._tail,
                 b"}" if end_count is None else self._table_json(view),
             )

@@ -525,6 +525,7 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
         leader = hand.to_move
         assert leader is not None
         requests.new_hand()
+        recorder.dealt = hand.deal()  # as the runner does when it announces a hand
         for seat in range(PLAYERS):
             encode(hand_start(hand.view(seat), number, leader))
         events: list[Any] = []

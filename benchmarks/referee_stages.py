@@ -23,6 +23,7 @@ from referee_bench import (
     trace_games,
 )
 
+from arena.games.api import Deal
 from arena.games.match import Match
 from arena.judge import judge_move
 from arena.replay import Action
@@ -96,11 +97,13 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
             leader = hand.to_move
             assert leader is not None
             builder.new_hand()
+            recorder.dealt = hand.deal()
             for seat in range(PLAYERS):
                 encode(hand_start(hand.view(seat), number, leader))
 
-    def hand_ends(matches: list[Match]) -> None:
-        for match in matches:
+    def hand_ends(ended: list[tuple[Match, Deal]]) -> None:
+        for match, dealt in ended:
+            recorder.dealt = dealt  # taken when the hand started (the stage above)
             finished = match.hand
             number = match.hand_number
             outcome = finished.outcome()
@@ -151,12 +154,12 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
             nothing,
             lambda _: [t.match.hand.apply(t.move) for t in turns],
         ),
-        "per hand: new_hand + 2 hand_start": (
+        "per hand: new_hand + deal() + 2 hand_start": (
             lambda: [h.start() for h in trace.hands],
             hand_starts,
         ),
         "per hand: hand_end + next_hand + _record_hand": (
-            lambda: [h.last.match.apply(h.last.move) for h in trace.hands],
+            lambda: [(h.last.match.apply(h.last.move), h.start().hand.deal()) for h in trace.hands],
             hand_ends,
         ),
     }

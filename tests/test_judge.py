@@ -238,3 +238,32 @@ def test_the_cache_of_accepted_tails_keeps_no_long_note() -> None:
         judged = judge_move(line, request_id, view)
         assert judged == Accepted(move, note)
     assert [len(tail) for tail in judge._TAILS] == [len(wire) + len(',"debug":""}') + 150]
+
+
+@pytest.mark.parametrize("game_name", ["matador", "fives", "block"])
+def test_an_accepted_move_is_the_legal_list_s_own_object(game_name: str) -> None:
+    """A legal reply, however its tile is written, is judged to the very move object of the
+    view's legal list (plays are interned, `arena.games.api.play`), so finding it there and in
+    the codec's caches stops at identity; this holds on the decoding path and on the cached
+    tails' path alike."""
+    game = get_game(game_name)
+    rules = game.parse_rules({})
+    state = game.start_hand(rules, 2, game.deal(rules, 2, 11))
+    for _ in range(12):
+        seat = state.to_move
+        if seat is None:
+            break
+        view = state.view(seat)
+        move = view.legal[-1]
+        if move.tile is None:
+            text = f'{{"action":"{move.kind}"}}'
+        else:
+            low, high = move.tile
+            end = "null" if move.end is None else f'"{move.end}"'
+            text = f'{{"action":"play","tile":[{high},{low}],"end":{end},"out":{move.out}}}'
+        for request_id in (900, 901):  # the second is judged from the tail cached by the first
+            judged = judge_move(reply(text, request_id), request_id, view)
+            assert isinstance(judged, Accepted)
+            assert judged.move is move
+        state = state.apply(move)
+    assert play((2, 5), "left", 5) is play((2, 5), "left", 5)

@@ -57,9 +57,24 @@ PASS = Move(MoveKind.PASS)
 _PLAY = MoveKind.PLAY
 
 
+#: Every play built by :func:`play`, by its fields: the same play is always the same object.
+_PLAYS: dict[tuple[Tile, str | None, int], Move] = {}
+
+
 def play(tile: Tile, end: str | None, out: int) -> Move:
-    """Build a play move (``tile`` must already be canonical ``(low, high)``)."""
-    return Move(_PLAY, tile, end, out)
+    """Build a play move (``tile`` must already be canonical ``(low, high)``).
+
+    Interned: the engines build their moves once, through here, and a bot's reply becomes a
+    move through here too (`arena.wire.move_from_wire`), so a legal move asked for is the very
+    object in the legal list, and finding it there, or in a cache keyed by moves, stops at
+    identity instead of comparing the fields. The plays there can be are few (the decoder
+    bounds every field of a reply).
+    """
+    key = (tile, end, out)
+    move = _PLAYS.get(key)
+    if move is None:
+        move = _PLAYS[key] = Move(_PLAY, tile, end, out)
+    return move
 
 
 class HandEnd(enum.Enum):

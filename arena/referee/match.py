@@ -22,7 +22,7 @@ import trio
 
 from arena.errors import BotCommandError, BotEOFError, BotGoneError, OutputLimitError
 from arena.failure_text import explain_for_bot
-from arena.games.api import Game, GameState
+from arena.games.api import Deal, Game, GameState
 from arena.games.match import EndReason, Match, MatchLength, bot_seed, hand_leader, start_match
 from arena.judge import Accepted, Fault, Rejection, judge_move, judge_ready
 from arena.live_events import HandBegan, HandOver, MatchBegan, MatchObserver, MatchOver, Played
@@ -195,6 +195,7 @@ class _MatchRunner:
         self.pending: Pending | None = None
         self.resumed: bytes | None = None
         self.announced = 0
+        self.dealt: Deal | None = None  # the deal of the hand announced last (its record's)
         self.match: Match | None = None
         # trio.current_time(), bound once the run starts (the clock's own method: MockClock's
         # in tests), and the time from which the next request passes the scheduler first.
@@ -416,8 +417,11 @@ class _MatchRunner:
                 leader = hand_leader(hand)
                 assert leader is not None
                 self.announced = number
+                # Taken from the hand as dealt (a short history) rather than from the hand as
+                # it ends, which would walk every move back: the record's deal is the same.
+                self.dealt = hand.deal()
                 if self.observe is not None:
-                    self.observe(HandBegan(hand_record(number, hand, [], [])))
+                    self.observe(HandBegan(hand_record(number, hand, [], [], self.dealt)))
                 self.requests.new_hand()
                 for seat in self.seats:
                     if seat.live:
@@ -461,7 +465,7 @@ class _MatchRunner:
         opening, the seat of the opening (the first entry of the hand's history, never a
         recorded event).
         """
-        self.hands.append(hand_record(number, hand, events, after))
+        self.hands.append(hand_record(number, hand, events, after, self.dealt))
 
     def _event(self, event: HandEvent) -> None:
         self.events.append(event)

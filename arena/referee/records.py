@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from arena.games.api import GameState, HandOutcome
+from arena.games.api import Deal, GameState, HandOutcome
 from arena.games.match import hand_leader
 from arena.referee.seat import Seat
 from arena.replay import (
@@ -68,11 +68,17 @@ def replay_record(
 
 
 def hand_record(
-    number: int, hand: GameState, events: list[HandEvent], after: list[HandEvent]
+    number: int,
+    hand: GameState,
+    events: list[HandEvent],
+    after: list[HandEvent],
+    deal: Deal | None = None,
 ) -> HandRecord:
     """Hand ``number`` as it stands (``hand``), with its events and the retirements recorded
-    after it (``after``: those of seats that failed to take its ``hand_end``)."""
-    deal = hand.deal()
+    after it (``after``: those of seats that failed to take its ``hand_end``); ``deal`` is the
+    hand's ``deal()`` when the caller has it already."""
+    if deal is None:
+        deal = hand.deal()
     leader = hand_leader(hand)
     return HandRecord(
         hand_number=number,

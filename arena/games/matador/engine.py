@@ -190,6 +190,10 @@ _DRAW_ONLY: tuple[Move, ...] = (DRAW,)
 # legal_moves() together, and the same (value, tiles) pairs recur endlessly in playouts. Keys are
 # subsets of the at most ten tiles playable on one value, so the memo stays small (< 2 x 7 x 2**10).
 _LEFT_MEMO: tuple[dict[int, tuple[Move, ...]], ...] = tuple({0: ()} for _ in range(7))
+#: The legal moves of a position with plays at both ends, or a draw beside its plays, by its
+#: ends, its playable tiles at each end and whether it may draw (`_compute_legal`).
+_JOINED_MEMO: dict[int, tuple[Move, ...]] = {}
+_JOINED_MEMO_LIMIT = 1 << 16
 _RIGHT_MEMO: tuple[dict[int, tuple[Move, ...]], ...] = tuple({0: ()} for _ in range(7))
 
 
@@ -309,9 +313,20 @@ class MatadorState(HandState):
         right_plays = _RIGHT_MEMO[right].get(on_right)
         if right_plays is None:
             right_plays = _end_moves(_RIGHT_MEMO[right], _RIGHT_MOVES[right], on_right)
-        if right_plays:
-            plays += right_plays
-        return plays + _DRAW_ONLY if may_draw else plays
+        if not right_plays and not may_draw:
+            return plays
+        # Both ends (or a draw beside the plays): the joined tuple is memoised too, so the same
+        # position's moves are one tuple (the referee caches their JSON by its identity).
+        key = (on_left << 28 | on_right) << 7 | (left * 7 + right) << 1 | may_draw
+        legal = _JOINED_MEMO.get(key)
+        if legal is None:
+            if len(_JOINED_MEMO) >= _JOINED_MEMO_LIMIT:
+                _JOINED_MEMO.clear()
+            legal = plays + right_plays
+            if may_draw:
+                legal += _DRAW_ONLY
+            _JOINED_MEMO[key] = legal
+        return legal
 
     def apply(self, move: Move) -> MatadorState:
         """The state after ``move``; raises :class:`IllegalMoveError` when it is not legal."""
