@@ -530,8 +530,8 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
             encode(hand_start(hand.view(seat), number, leader))
         events: list[Any] = []
         first = True
-        while not match.over and match.hand.outcome() is None:
-            hand = match.hand
+        # As the runner: the moves are played on the hand's state, its match made at the end.
+        while hand.outcome() is None:
             seat_no = hand.to_move
             assert seat_no is not None
             request_id += 1
@@ -542,23 +542,28 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
             if not isinstance(judged, Accepted):
                 raise AssertionError(f"rejected reply {judged!r}")
             move = judged.move
+            # Positionally, as the runner builds it (seat, move, id, time left, elapsed, late).
             events.append(
-                Action(
-                    seat=seat_no,
-                    move=move_to_wire(move),
-                    request_id=request_id,
-                    time_left_ms=MOVE_MS,
-                    elapsed_ms=0.01,
-                    debug=judged.debug,
-                )
+                Action(seat_no, move_to_wire(move), request_id, MOVE_MS, 0.01, None, judged.debug)
             )
             if trace is not None:
                 trace.turns.append(
-                    Turn(match, seat_no, request_id, number, first, view, request, line, move)
+                    Turn(
+                        match.with_hand(hand),
+                        seat_no,
+                        request_id,
+                        number,
+                        first,
+                        view,
+                        request,
+                        line,
+                        move,
+                    )
                 )
             first = False
-            match = match.apply(move)
+            hand = hand.apply(move)
             moves += 1
+        match = match.with_hand(hand)
         finished = match.hand
         outcome = finished.outcome()
         assert outcome is not None

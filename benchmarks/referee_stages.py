@@ -117,10 +117,7 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
         return None
 
     stages: dict[str, tuple[Callable[[], Any], Callable[[Any], Any]]] = {
-        "match.over, match.hand.outcome()": (
-            nothing,
-            lambda _: [t.match.over or t.match.hand.outcome() for t in turns],
-        ),
+        "hand.outcome()": (nothing, lambda _: [t.match.hand.outcome() for t in turns]),
         "hand.view(seat)": (
             fresh_states,
             lambda states: [s.view(t.seat) for s, t in zip(states, turns, strict=True)],
@@ -138,22 +135,11 @@ def stage_breakdown(matches: int, hands: int, repeat: int) -> dict[str, float]:
         "Action record (move_to_wire)": (
             nothing,
             lambda _: [
-                Action(
-                    seat=t.seat,
-                    move=move_to_wire(t.move),
-                    request_id=t.request_id,
-                    time_left_ms=MOVE_MS,
-                    elapsed_ms=0.01,
-                    debug=None,
-                )
+                Action(t.seat, move_to_wire(t.move), t.request_id, MOVE_MS, 0.01, None, None)
                 for t in turns
             ],
         ),
-        "match.apply(move)": (nothing, lambda _: [t.match.apply(t.move) for t in turns]),
-        "  of which state.apply(move)": (
-            nothing,
-            lambda _: [t.match.hand.apply(t.move) for t in turns],
-        ),
+        "hand.apply(move)": (nothing, lambda _: [t.match.hand.apply(t.move) for t in turns]),
         "per hand: new_hand + deal() + 2 hand_start": (
             lambda: [h.start() for h in trace.hands],
             hand_starts,

@@ -114,9 +114,14 @@ class Match:
 
     def apply(self, move: Move) -> Match:
         """Play ``move`` in the current hand (raises the engine's ``IllegalMoveError``)."""
-        hand = self.hand.apply(move)
+        return self.with_hand(self.hand.apply(move))
+
+    def with_hand(self, hand: GameState) -> Match:
+        """The match with ``hand``, a later position of its current hand (``hand`` after some
+        moves): the referee plays a hand's moves on the hand's state and makes the match of
+        the new position only when it needs one (an awaited turn, the hand's end)."""
         # dataclasses.replace re-runs __init__ and costs more than the engine's own apply; this
-        # is the same copy, done directly (the referee calls it once per move).
+        # is the same copy, done directly.
         fields = self.__dict__.copy()
         fields["hand"] = hand
         new = _new_match(Match)

@@ -428,10 +428,22 @@ class _MatchRunner:
                         view = hand.view(seat.seat)
                         message = encode(hand_start(view, number, leader))
                         match = await self._notify(match, seat, message, number)
+            # The moves without an await are played on the hand's state: its match is made
+            # only for an awaited turn (which may retire seats or end the match) and at the end.
             move_nowait = self._move_nowait
-            while not match.over and match.hand.outcome() is None:
-                played = move_nowait(match, number)
-                match = played if played is not None else await self._turn(match, number)
+            state = match.hand
+            while not match.over and state.outcome() is None:
+                played = move_nowait(state, number)
+                if played is not None:
+                    state = played
+                    continue
+                if state is not match.hand:
+                    match = match.with_hand(state)
+                self.match = match  # the match of a request in flight, should the watchdog fire
+                match = await self._turn(match, number)
+                state = match.hand
+            if state is not match.hand:
+                match = self.match = match.with_hand(state)
             finished = match.hand
             events, self.events = self.events, []
             outcome = finished.outcome()
@@ -472,16 +484,16 @@ class _MatchRunner:
         if self.observe is not None:
             self.observe(Played(event))
 
-    def _move_nowait(self, match: Match, number: int) -> Match | None:
-        """A live seat's turn without an await, when its bot has answered by the time the
-        request is written (on the referee's CPU it runs as soon as it is written to): the
-        match after the move; else ``None``, with nothing sent, or with the request in flight
-        (`pending`, `resumed`) for `_turn` to go on with: it sends it, awaits the reply, or
-        judges the reply in hand (a rejected one: every failure is `_turn`'s)."""
+    def _move_nowait(self, hand: GameState, number: int) -> GameState | None:
+        """A live seat's turn in ``hand`` (a position of the match's current hand) without an
+        await, when its bot has answered by the time the request is written (on the referee's
+        CPU it runs as soon as it is written to): the hand after the move; else ``None``, with
+        nothing sent, or with the request in flight (`pending`, `resumed`) for `_turn` to go on
+        with, given the match of ``hand``: it sends it, awaits the reply, or judges the reply
+        in hand (a rejected one: every failure is `_turn`'s)."""
         now = self.now
         if self.resumed is not None or now() >= self.next_pass:
             return None
-        hand = match.hand
         seat_no = hand.to_move
         assert seat_no is not None
         seat = self.seats[seat_no]
@@ -495,7 +507,6 @@ class _MatchRunner:
         message = self.requests.request_line(view, request_id, number, time_left_ms, bank_ms)
         started = now()
         deadline = started + clock.allowance
-        self.match = match
         seat.transcript.append(("sent", message))
         line: bytes | None = None
         sent = False
@@ -511,7 +522,7 @@ class _MatchRunner:
             if type(judged) is Accepted:
                 seat.transcript.append(("received", line))
                 return self._accepted(
-                    match, seat_no, judged, request_id, time_left_ms, elapsed, clock.allowance
+                    hand, seat_no, judged, request_id, time_left_ms, elapsed, clock.allowance
                 )
         self.pending = Pending(
             seat, request_id, number, started, deadline, time_left_ms, view, sent, message
@@ -585,21 +596,23 @@ class _MatchRunner:
         except _BotFailed as failed:
             self.pending = None
             return await self._move_failed(seat, failed.failure, pending, match)
-        return self._accepted(
-            match, seat_no, judged, request_id, time_left_ms, elapsed, deadline - started
+        return match.with_hand(
+            self._accepted(
+                hand, seat_no, judged, request_id, time_left_ms, elapsed, deadline - started
+            )
         )
 
     def _accepted(
         self,
-        match: Match,
+        hand: GameState,
         seat_no: int,
         judged: Accepted,
         request_id: int,
         time_left_ms: int,
         elapsed: float,
         allowance: float,
-    ) -> Match:
-        """The match after a move accepted as in time, taken up ``elapsed`` seconds after its
+    ) -> GameState:
+        """The hand after a move accepted as in time, taken up ``elapsed`` seconds after its
         request: the seat's clock charged, the move recorded (`Action`) and played.
 
         A reply in hand was in time: one found by the last look after the deadline fired was
@@ -626,7 +639,7 @@ class _MatchRunner:
         self.events.append(action)  # `_event`, inline
         if self.observe is not None:
             self.observe(Played(action))
-        return match.apply(move)
+        return hand.apply(move)
 
     async def _finish(self, match: Match) -> None:
         result = match.result
