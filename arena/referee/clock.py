@@ -89,8 +89,19 @@ def accepted_elapsed(measured_s: float, allowance_s: float) -> tuple[float, floa
     return measured_s, 0.0
 
 
+def ms_to_the_microsecond(seconds: float) -> float:
+    """A time as a replay records it: milliseconds to the microsecond (``0.0123`` s ->
+    ``12.3``).
+
+    ``round(seconds * 1_000_000) / 1000``: the whole microseconds' nearest float in
+    milliseconds, as ``round(seconds * 1000, 3)`` gives but for a tie at half a microsecond
+    (the product's rounding decides it), at a quarter of its cost (the referee records one per
+    move; the runner's hot path writes the expression inline)."""
+    return round(seconds * 1_000_000) / 1000
+
+
 def late_ms(late_s: float) -> float | None:
     """The lateness as a replay records it: milliseconds to the microsecond, or ``None`` (the
     field is left out) when there was none, so replays of runs without lateness do not change."""
-    ms = round(late_s * 1000, 3)
+    ms = ms_to_the_microsecond(late_s)
     return ms if ms > 0 else None

@@ -29,7 +29,7 @@ from arena.live_events import HandBegan, HandOver, MatchBegan, MatchObserver, Ma
 from arena.policy import STRICT, FailurePolicy, substitute_move
 from arena.redaction import detail_for_others
 from arena.referee.channel import BotChannel, BotSpec, Connector
-from arena.referee.clock import TimeLimits, accepted_elapsed, late_ms
+from arena.referee.clock import TimeLimits, accepted_elapsed, late_ms, ms_to_the_microsecond
 from arena.referee.failures import (
     crash_failure,
     io_failure,
@@ -632,7 +632,7 @@ class _MatchRunner:
             move_to_wire(move),
             request_id,
             time_left_ms,
-            round(elapsed * 1000, 3),
+            round(elapsed * 1_000_000) / 1000,  # `ms_to_the_microsecond`, inline
             late,
             judged.debug,
         )
@@ -816,7 +816,7 @@ class _MatchRunner:
                 move=wire_move,
                 request_id=pending.request_id,
                 time_left_ms=pending.time_left_ms,
-                elapsed_ms=round(elapsed * 1000, 3),
+                elapsed_ms=ms_to_the_microsecond(elapsed),
                 auto=True,
                 strike=failure,
             )

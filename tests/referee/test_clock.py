@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from arena.referee.clock import SeatClock, TimeLimits, accepted_elapsed, late_ms
+from arena.referee.clock import (
+    SeatClock,
+    TimeLimits,
+    accepted_elapsed,
+    late_ms,
+    ms_to_the_microsecond,
+)
 
 
 def test_a_move_within_the_limit_leaves_the_bank_alone() -> None:
@@ -60,3 +68,22 @@ def test_a_reply_in_time_is_charged_what_it_took_and_is_not_late() -> None:
     assert accepted_elapsed(0.100, 0.100) == (0.100, 0.0)
     assert late_ms(0.0) is None
     assert late_ms(1e-7) is None  # under a microsecond: nothing to write
+
+
+@pytest.mark.parametrize(
+    ("seconds", "ms"),
+    [(0.0, 0.0), (0.0123, 12.3), (0.000_001_2, 0.001), (0.000_000_4, 0.0), (1.234_567_8, 1234.568)],
+)
+def test_a_time_is_recorded_in_milliseconds_to_the_microsecond(seconds: float, ms: float) -> None:
+    assert ms_to_the_microsecond(seconds) == ms
+
+
+@given(st.floats(min_value=0.0, max_value=3600.0))
+def test_the_recorded_time_is_the_nearest_microsecond_and_prints_so(seconds: float) -> None:
+    """Within half a microsecond of the time (and a float's error), and a whole number of
+    microseconds: printed with at most three decimals, as the replays show it."""
+    ms = ms_to_the_microsecond(seconds)
+    assert abs(ms - seconds * 1000) <= 0.0005 + 1e-9 * max(1.0, seconds * 1000)
+    decimals = repr(ms).partition(".")[2]
+    assert "e" not in repr(ms) or ms == 0.0
+    assert len(decimals) <= 3
