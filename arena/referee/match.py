@@ -405,20 +405,18 @@ class _MatchRunner:
         return await self._fail(seat, failure, match)
 
     async def _play(self, match: Match) -> Match:
-        # Also entered again after the watchdog fired, possibly with the match just forfeited:
-        # a hand that was announced but not recorded yet still gets its record.
+        # Entered again after the watchdog fired (the match perhaps forfeited): a hand announced
+        # but not recorded yet still gets its record.
         while not match.over or self.announced > len(self.hands):
             hand = match.hand
             number = match.hand_number
-            if self.announced != number:  # not when re-entered after the watchdog fired
-                # The seat that leads: in a game with an automatic opening, the one whose tile
-                # the opening laid (the other seat moves first); an opening that reaches the
-                # target ends the hand before any request, and the loop below then asks nobody.
+            if self.announced != number:  # not when re-entered
+                # The leader: with an automatic opening, the seat whose tile it laid (the other
+                # moves first); an opening that reaches the target leaves nobody to ask below.
                 leader = hand_leader(hand)
                 assert leader is not None
                 self.announced = number
-                # Taken from the hand as dealt (a short history) rather than from the hand as
-                # it ends, which would walk every move back: the record's deal is the same.
+                # The record's deal, from the hand as dealt (the finished hand walks every move).
                 self.dealt = hand.deal()
                 if self.observe is not None:
                     self.observe(HandBegan(hand_record(number, hand, [], [], self.dealt)))
@@ -428,22 +426,17 @@ class _MatchRunner:
                         view = hand.view(seat.seat)
                         message = encode(hand_start(view, number, leader))
                         match = await self._notify(match, seat, message, number)
-            # The moves without an await are played on the hand's state: its match is made
-            # only for an awaited turn (which may retire seats or end the match) and at the end.
+            # Moves without an await are played on the hand's state; its match is made for an
+            # awaited turn (in flight when the watchdog fires; it may retire seats) and at the end.
             move_nowait = self._move_nowait
             state = match.hand
             while not match.over and state.outcome() is None:
                 played = move_nowait(state, number)
-                if played is not None:
-                    state = played
-                    continue
-                if state is not match.hand:
-                    match = match.with_hand(state)
-                self.match = match  # the match of a request in flight, should the watchdog fire
-                match = await self._turn(match, number)
-                state = match.hand
-            if state is not match.hand:
-                match = self.match = match.with_hand(state)
+                if played is None:
+                    match = self.match = match if state is match.hand else match.with_hand(state)
+                    played = (match := await self._turn(match, number)).hand
+                state = played
+            match = self.match = match if state is match.hand else match.with_hand(state)
             finished = match.hand
             events, self.events = self.events, []
             outcome = finished.outcome()
@@ -485,12 +478,11 @@ class _MatchRunner:
             self.observe(Played(event))
 
     def _move_nowait(self, hand: GameState, number: int) -> GameState | None:
-        """A live seat's turn in ``hand`` (a position of the match's current hand) without an
-        await, when its bot has answered by the time the request is written (on the referee's
-        CPU it runs as soon as it is written to): the hand after the move; else ``None``, with
-        nothing sent, or with the request in flight (`pending`, `resumed`) for `_turn` to go on
-        with, given the match of ``hand``: it sends it, awaits the reply, or judges the reply
-        in hand (a rejected one: every failure is `_turn`'s)."""
+        """A live seat's turn in ``hand`` (the match's current hand) without an await, when its
+        bot has answered by the time the request is written (on the referee's CPU it runs as
+        soon as it is written to): the hand after the move; else ``None``, with nothing sent, or
+        with the request in flight (`pending`, `resumed`) for `_turn` (given the match of
+        ``hand``) to send, await or judge (a rejected reply: every failure is `_turn`'s)."""
         now = self.now
         if self.resumed is not None or now() >= self.next_pass:
             return None
@@ -596,11 +588,9 @@ class _MatchRunner:
         except _BotFailed as failed:
             self.pending = None
             return await self._move_failed(seat, failed.failure, pending, match)
-        return match.with_hand(
-            self._accepted(
-                hand, seat_no, judged, request_id, time_left_ms, elapsed, deadline - started
-            )
-        )
+        allowance = deadline - started
+        played = self._accepted(hand, seat_no, judged, request_id, time_left_ms, elapsed, allowance)
+        return match.with_hand(played)
 
     def _accepted(
         self,
