@@ -24,6 +24,9 @@ from arena.cluster.connect import ClusterError
 VERDICT_GRACE_S = 5.0
 #: How often the client's state is looked at while it reconnects (seconds).
 POLL_S = 0.1
+#: How long the scheduler has to answer the client's "identity" call once the client says it
+#: is connected (seconds).
+ANSWER_TIMEOUT_S = 1.0
 
 
 class SchedulerLostError(ClusterError):
@@ -59,12 +62,31 @@ def wait_for_scheduler(client: Any, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s + VERDICT_GRACE_S
     while time.monotonic() < deadline:
         status = client_status(client)
-        if status == "running":
+        if status == "running" and scheduler_answers(client):
             return True
         if status in ("closing", "closed"):
             return False
         time.sleep(POLL_S)
     return False
+
+
+def scheduler_answers(client: Any) -> bool:
+    """Whether a scheduler answers the client's ``identity`` call as a scheduler.
+
+    A client that says ``running`` just after a result's fetch broke on the killed scheduler
+    may not have noticed the loss yet: its word alone would count the scheduler as back (CI
+    once read "came back ... but no worker joined it" for a scheduler killed for good). A
+    stand-in client without a scheduler connection is taken at its word.
+    """
+    sync = getattr(client, "sync", None)
+    scheduler = getattr(client, "scheduler", None)
+    if sync is None or scheduler is None:
+        return True
+    try:
+        info = sync(scheduler.identity, callback_timeout=ANSWER_TIMEOUT_S)
+    except Exception:  # no answer, a closed connection, a timeout: not back (yet)
+        return False
+    return isinstance(info, dict) and info.get("type") == "Scheduler"
 
 
 def wait_for_workers(client: Any, timeout_s: float) -> bool:

@@ -8,6 +8,7 @@ from typing import Any
 import distributed.comm.core
 import pytest
 
+from arena.cluster import lost
 from arena.cluster.lost import retry_while_reconnecting, scheduler_lost, wait_for_workers
 
 
@@ -76,3 +77,53 @@ def test_a_client_that_is_not_running_is_the_scheduler_lost() -> None:
     client = RunningClient()
     client.status = "connecting"
     assert scheduler_lost(RuntimeError("anything"), client)
+
+
+class Scheduler:
+    """A stand-in for the client's scheduler connection: ``identity`` answers ``answers`` in
+    turn (an exception is raised)."""
+
+    def __init__(self, *answers: object) -> None:
+        self.answers = list(answers)
+
+    def identity(self) -> object:
+        answer = self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+
+class ConnectedClient:
+    """A client that says ``running`` (it has not noticed the loss, or it is back)."""
+
+    status = "running"
+
+    def __init__(self, scheduler: Scheduler) -> None:
+        self.scheduler = scheduler
+        self.calls = 0
+
+    def sync(self, func: Any, *, callback_timeout: float) -> object:
+        self.calls += 1
+        assert callback_timeout == lost.ANSWER_TIMEOUT_S
+        return func()
+
+
+def test_a_client_that_still_says_running_is_not_taken_for_the_scheduler_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Just after a result's fetch broke, the client may still say ``running``: without an
+    answer from a scheduler, the wait ends with the scheduler lost (CI read "came back").
+    """
+    monkeypatch.setattr(lost, "VERDICT_GRACE_S", 0.0)
+    client = ConnectedClient(Scheduler(CommClosedError("in: Stream is closed")))
+    assert not lost.wait_for_scheduler(client, 0.3)
+    assert client.calls >= 2  # asked again while the wait lasts
+
+
+def test_the_scheduler_is_back_once_it_answers_as_a_scheduler() -> None:
+    closed = CommClosedError("in: Stream is closed")
+    client = ConnectedClient(
+        Scheduler(closed, {"op": "identity"}, {"type": "Scheduler", "id": "s"})
+    )
+    assert lost.wait_for_scheduler(client, 5.0)
+    assert client.calls == 3  # a closed connection, then an answer that is not a scheduler's
