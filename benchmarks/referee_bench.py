@@ -101,7 +101,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 try:
@@ -127,6 +127,7 @@ from referee_ratios import (  # noqa: E402
     MINIMAL_RATIO_TARGET,
     MINIMAL_ROW,
     alternate,
+    floor_ratios,
     minimal_matches,
     playout_cpu_us,
 )
@@ -501,13 +502,26 @@ def hand_recorder(config: MatchConfig) -> _MatchRunner:
     return _MatchRunner(config, [BotSpec("-")] * PLAYERS, connect_in_memory)
 
 
-def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int, int]:
+class _LegalOnly(NamedTuple):
+    """What the judge reads of a view (its legal moves; the open ends name a rejection's)."""
+
+    legal: tuple[Move, ...]
+    ends: tuple[tuple[str, int], ...] = ()
+
+
+def engine_loop(
+    seed: int, hands: int, trace: Trace | None = None, view: bool = True, request: bool = True
+) -> tuple[int, int]:
     """Plays one match in-process as the runner would with two first-legal-move bots.
 
     Per move it makes the calls ``_MatchRunner._turn`` makes, minus trio, the clock and the
     pipes; per hand those of ``_MatchRunner._play`` (``new_hand``, ``hand_start`` and
     ``hand_end`` messages, ``next_hand``) and the runner's own ``_record_hand``. Returns
     (hands, moves); ``trace`` collects every request and hand when given.
+
+    ``request=False`` leaves out the request line (no bytes are made) and ``view=False`` the
+    seat's view too (the judge gets the legal moves alone): what the row would cost if those
+    calls cost nothing (`floor_ratios`); the same moves either way.
     """
     config = match_config(seed, hands)
     game, rules, length = config.game, config.rules, config.length
@@ -519,6 +533,8 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
     request_id = 0
     moves = 0
     struck: set[int] = set()
+    seen: Any = None  # SeatView, or _LegalOnly without the view
+    line = b""
     while not match.over:
         hand = match.hand
         number = match.hand_number
@@ -535,10 +551,14 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
             seat_no = hand.to_move
             assert seat_no is not None
             request_id += 1
-            view = hand.view(seat_no)
-            request = requests.request_line(view, request_id, number, MOVE_MS, 0)
-            line = _reply_line(request_id, view.legal[0], replies)
-            judged = judge_move(line, request_id, view, struck)
+            if view:
+                seen = hand.view(seat_no)
+                if request:
+                    line = requests.request_line(seen, request_id, number, MOVE_MS, 0)
+            else:  # the judge reads only the legal moves (and a rejection's open ends) of a view
+                seen = _LegalOnly(hand.legal_moves())
+            reply = _reply_line(request_id, seen.legal[0], replies)
+            judged = judge_move(reply, request_id, seen, struck)
             if not isinstance(judged, Accepted):
                 raise AssertionError(f"rejected reply {judged!r}")
             move = judged.move
@@ -554,9 +574,9 @@ def engine_loop(seed: int, hands: int, trace: Trace | None = None) -> tuple[int,
                         request_id,
                         number,
                         first,
-                        view,
-                        request,
+                        seen,
                         line,
+                        reply,
                         move,
                     )
                 )
@@ -861,6 +881,8 @@ def main(argv: list[str] | None = None) -> int:
 
         stages = stage_breakdown(args.matches, args.hands, max(repeat, 3))
         result["engine_stages_us_per_move"] = stages
+        floor = floor_ratios(engine_loop, args.matches, args.hands, SEED_BASE, max(repeat, 3))
+        result["floor"] = floor
     if args.profile:
         from referee_profile import profile_c_match, pyspy_profile
 

@@ -26,6 +26,7 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import trio
@@ -65,6 +66,39 @@ def playout_cpu_us(seconds: float, seed: int) -> tuple[float, int]:
         now = clock()
         if now >= deadline:
             return (now - c0) / moves * 1e6, moves
+
+
+#: The engine row's variants of `floor_ratios`: a name, and what ``engine_loop`` leaves out.
+FLOOR_VARIANTS: dict[str, dict[str, bool]] = {
+    "engine + codec row": {},
+    "  without the request line": {"request": False},
+    "  without the view and the request line": {"view": False, "request": False},
+}
+
+
+def floor_ratios(
+    loop: Callable[..., tuple[int, int]], matches: int, hands: int, seed: int, repeat: int
+) -> dict[str, Any]:
+    """How far ratio 1 could go if the view and the request line cost nothing: the engine row
+    (``loop``: ``referee_bench.engine_loop``) whole and with those calls left out, each run in
+    turn and followed by as much CPU of the engine's random playouts, ``repeat`` times. Returns
+    the least playout µs/move and, by `FLOOR_VARIANTS` name, the least µs/move and its ratio to
+    that playout figure."""
+    best = dict.fromkeys(FLOOR_VARIANTS, float("inf"))
+    playout = float("inf")
+    for r in range(repeat):
+        cpu = 0.0
+        for name, leave_out in FLOOR_VARIANTS.items():
+            gc.collect()
+            c0 = time.process_time()
+            moves = sum(loop(seed + i, hands, **leave_out)[1] for i in range(matches))
+            cpu = time.process_time() - c0
+            best[name] = min(best[name], cpu / moves * 1e6)
+        playout = min(playout, playout_cpu_us(max(0.5, cpu), seed + 1000 * r)[0])
+    return {
+        "playout_us_per_move": playout,
+        "rows": {name: {"us_per_move": us, "ratio": us / playout} for name, us in best.items()},
+    }
 
 
 async def _minimal_match(binary: str, request: m.MoveRequest, moves: int) -> None:

@@ -76,6 +76,14 @@ def print_report(result: dict[str, Any], rows: list[Row], args: argparse.Namespa
         total = sum(us for name, us in stages.items() if not name.startswith(" "))
         print(f"  {'sum of the stages':<60} {total:6.2f}")
         print(f"  {'engine row, the same work in one loop':<60} {result['engine_us']:6.2f}")
+    floor = result.get("floor")
+    if floor is not None:
+        print(
+            "\nratio 1 if calls cost nothing: the engine row with them left out, against the "
+            f"engine's random playouts ({floor['playout_us_per_move']:.2f} µs/move; best of runs):"
+        )
+        for name, row in floor["rows"].items():
+            print(f"  {name:<60} {row['us_per_move']:6.2f} µs/move  {row['ratio']:5.2f}x")
     parts = result.get("attribution_us_per_move")
     if parts is not None:
         print(
