@@ -79,11 +79,12 @@ def print_report(result: dict[str, Any], rows: list[Row], args: argparse.Namespa
     floor = result.get("floor")
     if floor is not None:
         print(
-            "\nratio 1 if calls cost nothing: the engine row with them left out, against the "
-            f"engine's random playouts ({floor['playout_us_per_move']:.2f} µs/move; best of runs):"
+            "\nratio 1 if calls cost nothing: the engine row with them left out (least µs/move), "
+            "and the median of its runs' ratios to the playouts timed right after each:"
         )
         for name, row in floor["rows"].items():
-            print(f"  {name:<60} {row['us_per_move']:6.2f} µs/move  {row['ratio']:5.2f}x")
+            pairs = ", ".join(f"{p:.2f}" for p in row["pairs"])
+            print(f"  {name:<44} {row['us_per_move']:6.2f} µs/move {row['ratio']:5.2f}x ({pairs})")
     parts = result.get("attribution_us_per_move")
     if parts is not None:
         print(
