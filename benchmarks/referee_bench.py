@@ -519,9 +519,9 @@ def engine_loop(
     ``hand_end`` messages, ``next_hand``) and the runner's own ``_record_hand``. Returns
     (hands, moves); ``trace`` collects every request and hand when given.
 
-    ``request=False`` leaves out the request line (no bytes are made) and ``view=False`` the
-    seat's view too (the judge gets the legal moves alone): what the row would cost if those
-    calls cost nothing (`floor_ratios`); the same moves either way.
+    ``request=False`` leaves out the request line (no bytes are made); ``view=False`` leaves
+    out the seat's view and so the request line too (the judge gets the legal moves alone):
+    what the row would cost if those calls cost nothing (`floor_ratios`); the same moves.
     """
     config = match_config(seed, hands)
     game, rules, length = config.game, config.rules, config.length

@@ -38,7 +38,12 @@ def test_the_floor_s_variants_play_the_engine_row_s_moves(
     played = _moves(bench)
     assert len({number for number, _, _ in played}) == 3
     assert _moves(bench, **leave_out) == played
-    # The row itself still makes the request lines the C bots are sent.
+
+
+def test_the_whole_row_makes_every_request_line(bench: ModuleType) -> None:
     trace = bench.Trace()
     bench.engine_loop(bench.SEED_BASE, 1, trace)
-    assert all(turn.request.startswith(b'{"type":"request","id":') for turn in trace.turns)
+    ids = [turn.request_id for turn in trace.turns]
+    assert ids == list(range(1, len(ids) + 1))
+    for turn in trace.turns:
+        assert turn.request.startswith(b'{"type":"request","id":%d,' % turn.request_id)
